@@ -1,0 +1,38 @@
+// Runs every unit test (src/**/*.test.ts) and integration test (test/**/*.test.ts)
+// with node's own test runner. Pass paths or substrings to run a subset:
+//   npm test -- test/accounts   (substring match on the file path)
+import { spawnSync } from 'node:child_process'
+import { readdirSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
+
+const root = new URL('..', import.meta.url).pathname
+
+function findTests(dir) {
+  const out = []
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name.startsWith('.')) continue
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) out.push(...findTests(path))
+    else if (name.endsWith('.test.ts')) out.push(relative(root, path))
+  }
+  return out
+}
+
+const filters = process.argv.slice(2)
+const files = ['src', 'test']
+  .flatMap((dir) => findTests(join(root, dir)))
+  .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
+  .sort()
+
+if (files.length === 0) {
+  console.error('no test files matched')
+  process.exit(1)
+}
+
+const concurrency = process.env.COFFER_TEST_CONCURRENCY ?? '2'
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files],
+  { cwd: root, stdio: 'inherit' },
+)
+process.exit(result.status ?? 1)

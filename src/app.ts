@@ -1,0 +1,111 @@
+// The composition root: builds every part from the configuration in order
+// (logger, metrics, database, bus, ledger, auth, HTTP) and stops them in reverse.
+// The CLI and the integration tests start the service through this same file.
+import type { Logger } from 'pino'
+import { Auth } from './auth/index.js'
+import { isLoopbackAddr, splitHostPort, type Config } from './config/index.js'
+import type { ServiceContext } from './context.js'
+import { openDatabase } from './db/connect.js'
+import { migrateToLatest } from './db/migrate.js'
+import { EventBus } from './events/bus.js'
+import { buildHttpServer } from './http/server.js'
+import type { App } from './http/types.js'
+import { Ledger } from './ledger/mutate.js'
+import { systemClock, type Clock } from './ledger/time.js'
+import { createLogger } from './log.js'
+import { createMetrics } from './metrics.js'
+
+export class StartupError extends Error {
+  override name = 'StartupError'
+}
+
+export interface StartOptions {
+  config: Config
+  /** Whether server.base_url was given, or derived from server.addr (then it follows the real port). */
+  baseUrlGiven?: boolean
+  clock?: Clock
+  logger?: Logger
+}
+
+export interface RunningApp {
+  /** Where the HTTP server listens, e.g. http://127.0.0.1:41234 */
+  url: string
+  ctx: ServiceContext
+  auth: Auth
+  http: App
+  close(): Promise<void>
+}
+
+/** Opens the database and applies migrations (coffer migrate, and the start of serve). */
+export async function openServiceContext(
+  config: Config,
+  options: { clock?: Clock; logger?: Logger } = {},
+): Promise<ServiceContext> {
+  const log = options.logger ?? createLogger({ level: config.log.level, format: config.log.format })
+  const metrics = createMetrics()
+  const db = openDatabase(config.database)
+  try {
+    await migrateToLatest(db)
+  } catch (error) {
+    await db.close()
+    throw error
+  }
+  const bus = new EventBus(() => metrics.eventsDropped.inc())
+  const clock = options.clock ?? systemClock
+  const ledger = new Ledger({
+    db,
+    bus,
+    clock,
+    eventsEnabled: () => config.events.enabled,
+    onPublish: (count) => metrics.eventsPublished.inc(count),
+  })
+  return { config, db, bus, ledger, clock, log, metrics }
+}
+
+export async function startApp(options: StartOptions): Promise<RunningApp> {
+  const { config } = options
+  const ctx = await openServiceContext(config, options)
+  const { log } = ctx
+  try {
+    const auth = new Auth(ctx)
+    await auth.load()
+    // SPEC 5.3: never serve beyond loopback without a token unless told to.
+    if (!auth.dashboard.configured) {
+      if (!isLoopbackAddr(config.server.addr) && !config.server.allow_unauthenticated) {
+        throw new StartupError(
+          `server.addr ${config.server.addr} is reachable beyond this machine and no dashboard token is set; ` +
+            'set dashboard.token (coffer token prints one) or server.allow_unauthenticated = true',
+        )
+      }
+      log.warn(
+        'no dashboard token is configured: read and write routes are open to anyone who can connect; admin routes answer 503',
+      )
+    }
+    const { app } = await buildHttpServer(ctx, auth)
+    const { host, port } = splitHostPort(config.server.addr)
+    await app.listen({ host, port })
+    const address = app.server.address()
+    const actualPort = typeof address === 'object' && address ? address.port : port
+    const urlHost = host.includes(':') ? `[${host}]` : host
+    const url = `http://${urlHost}:${actualPort}`
+    if (!options.baseUrlGiven) config.server.base_url = url
+    log.info(`listening on ${url}`)
+    let closed = false
+    return {
+      url,
+      ctx,
+      auth,
+      http: app,
+      async close() {
+        if (closed) return
+        closed = true
+        await app.close()
+        ctx.bus.closeAll()
+        await ctx.db.close()
+      },
+    }
+  } catch (error) {
+    await ctx.db.close()
+    throw error
+  }
+}

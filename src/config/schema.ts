@@ -1,0 +1,102 @@
+// Every configuration key of CONTRACT 2 in one table: the loader, the redactor and the
+// editable-settings feature all read it, so a key is added here and nowhere else.
+
+export type ConfigKind = 'bool' | 'int' | 'string' | 'duration' | 'enum' | 'string_list' | 'json'
+
+export interface ConfigKeySpec {
+  /** Dotted name, e.g. 'server.addr'. */
+  key: string
+  kind: ConfigKind
+  /** Value when neither file nor environment sets it; null means unset. */
+  default: unknown
+  /** Never shown: redacted in GET /config, value hidden in settings. */
+  secret: boolean
+  /** Allowed values of an 'enum' key. */
+  enum?: readonly string[]
+  title: string
+  /** Lower bound of an 'int' key, or of a 'duration' key in milliseconds. */
+  min?: number
+}
+
+// One line per key reads as a table, so prettier leaves it alone.
+// prettier-ignore
+export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
+  { key: 'server.addr', kind: 'string', default: '127.0.0.1:8080', secret: false, title: 'Listen address (host:port)' },
+  { key: 'server.base_url', kind: 'string', default: null, secret: false, title: 'Public base URL (default: http://<server.addr>)' },
+  { key: 'server.allow_unauthenticated', kind: 'bool', default: false, secret: false, title: 'Allow binding beyond loopback without a dashboard token' },
+
+  { key: 'database.driver', kind: 'enum', enum: ['sqlite', 'postgres'], default: 'sqlite', secret: false, title: 'Database driver' },
+  { key: 'database.path', kind: 'string', default: 'data/coffer.db', secret: false, title: 'SQLite database file' },
+  // Secret only for its password; redact.ts masks just that part.
+  { key: 'database.dsn', kind: 'string', default: null, secret: true, title: 'PostgreSQL connection string' },
+
+  { key: 'data.dir', kind: 'string', default: 'data', secret: false, title: 'Data directory (secret store, plugin files)' },
+
+  { key: 'dashboard.token', kind: 'string', default: null, secret: true, title: 'Dashboard token' },
+
+  { key: 'events.enabled', kind: 'bool', default: true, secret: false, title: 'Record events' },
+  { key: 'events.retention_days', kind: 'int', default: 0, min: 0, secret: false, title: 'Event retention in days (0 keeps all)' },
+
+  { key: 'webhooks.enabled', kind: 'bool', default: true, secret: false, title: 'Deliver webhooks' },
+  { key: 'webhooks.max_attempts', kind: 'int', default: 5, min: 1, secret: false, title: 'Webhook delivery attempts' },
+  { key: 'webhooks.timeout', kind: 'duration', default: '10s', min: 1, secret: false, title: 'Webhook request timeout' },
+
+  { key: 'sync.interval', kind: 'duration', default: '6h', secret: false, title: 'Scheduled sync interval ("0" turns it off)' },
+  { key: 'sync.lookback_days', kind: 'int', default: 90, min: 0, secret: false, title: 'Sync history window in days (0 means all)' },
+
+  { key: 'aggregator.access_url', kind: 'string', default: null, secret: true, title: 'SimpleFIN access URL' },
+  { key: 'aggregator.setup_token', kind: 'string', default: null, secret: true, title: 'SimpleFIN setup token' },
+
+  { key: 'ethereum.api_key', kind: 'string', default: null, secret: true, title: 'Block explorer API key' },
+  { key: 'ethereum.chain_id', kind: 'int', default: 1, min: 1, secret: false, title: 'EVM chain id' },
+  { key: 'ethereum.address', kind: 'string', default: null, secret: false, title: 'Watched address' },
+  { key: 'ethereum.addresses', kind: 'string_list', default: [], secret: false, title: 'Watched addresses' },
+  { key: 'ethereum.api_url', kind: 'string', default: 'https://api.etherscan.io/v2/api', secret: false, title: 'Block explorer API endpoint' },
+
+  { key: 'csv.drive_client_id', kind: 'string', default: null, secret: false, title: 'Drive OAuth client id' },
+  { key: 'csv.drive_client_secret', kind: 'string', default: null, secret: true, title: 'Drive OAuth client secret' },
+  { key: 'csv.drive_redirect_url', kind: 'string', default: null, secret: false, title: 'Drive OAuth redirect URL' },
+  { key: 'csv.drive_api_url', kind: 'string', default: 'https://www.googleapis.com/drive/v3', secret: false, title: 'Drive API endpoint' },
+  { key: 'csv.drive_auth_url', kind: 'string', default: 'https://accounts.google.com/o/oauth2/v2/auth', secret: false, title: 'Drive OAuth authorization endpoint' },
+  { key: 'csv.drive_token_url', kind: 'string', default: 'https://oauth2.googleapis.com/token', secret: false, title: 'Drive OAuth token endpoint' },
+  { key: 'csv.folders', kind: 'json', default: [], secret: false, title: 'CSV folders' },
+
+  { key: 'mcp.enabled', kind: 'bool', default: true, secret: false, title: 'Mount /mcp' },
+
+  { key: 'plugins.enabled', kind: 'bool', default: true, secret: false, title: 'Run plugins' },
+  { key: 'plugins.dir', kind: 'string', default: 'data/plugins', secret: false, title: 'Installed plugins directory' },
+  { key: 'plugins.registry_url', kind: 'string', default: null, secret: false, title: 'Plugin marketplace index URL' },
+  { key: 'plugins.hook_timeout', kind: 'duration', default: '5s', min: 1, secret: false, title: 'Plugin hook timeout' },
+  { key: 'plugins.memory_mib', kind: 'int', default: 64, min: 1, secret: false, title: 'Plugin memory limit (MiB)' },
+  { key: 'plugins.queue_size', kind: 'int', default: 256, min: 1, secret: false, title: 'Plugin event queue size' },
+
+  { key: 'update.check', kind: 'bool', default: false, secret: false, title: 'Check for updates' },
+  { key: 'update.allow_apply', kind: 'bool', default: false, secret: false, title: 'Allow applying updates' },
+  { key: 'update.url', kind: 'string', default: null, secret: false, title: 'Release feed URL' },
+
+  { key: 'log.level', kind: 'enum', enum: ['trace', 'debug', 'info', 'warn', 'error'], default: 'info', secret: false, title: 'Log level' },
+  { key: 'log.format', kind: 'enum', enum: ['text', 'json'], default: 'text', secret: false, title: 'Log format' },
+]
+
+const BY_KEY = new Map(CONFIG_KEYS.map((spec) => [spec.key, spec]))
+
+/** The table entry of a dotted key, or undefined for an unknown key. */
+export function findConfigKey(key: string): ConfigKeySpec | undefined {
+  return BY_KEY.get(key)
+}
+
+/** The environment variable that sets a key: server.addr → SERVICE_SERVER_ADDR. */
+export function envName(key: string): string {
+  return 'SERVICE_' + key.replace('.', '_').toUpperCase()
+}
+
+/** The section and name of a dotted key: 'server.addr' → ['server', 'addr']. */
+export function splitKey(key: string): [section: string, name: string] {
+  const dot = key.indexOf('.')
+  return [key.slice(0, dot), key.slice(dot + 1)]
+}
+
+/** Whether an unset value is allowed: keys whose default is null. */
+export function isNullable(spec: ConfigKeySpec): boolean {
+  return spec.default === null
+}

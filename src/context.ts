@@ -1,0 +1,20 @@
+// What every service function receives first: the handles app.ts builds once.
+// Passing it explicitly (instead of module state) lets tests fix the clock and
+// lets REST, MCP and the CLI call the same functions.
+import type { Logger } from 'pino'
+import type { Config } from './config/index.js'
+import type { Db } from './db/connect.js'
+import type { EventBus } from './events/bus.js'
+import type { Ledger } from './ledger/mutate.js'
+import type { Clock } from './ledger/time.js'
+import type { Metrics } from './metrics.js'
+
+export interface ServiceContext {
+  config: Config
+  db: Db
+  bus: EventBus
+  ledger: Ledger
+  clock: Clock
+  log: Logger
+  metrics: Metrics
+}

@@ -1,0 +1,11 @@
+// Every table of the database, combined from the folders that own them.
+import type { AuthTables } from '../auth/tables.js'
+import type { EventTables } from '../events/tables.js'
+import type { LedgerTables } from '../ledger/tables.js'
+
+export interface Database extends LedgerTables, EventTables, AuthTables {}
+
+import type { Kysely, Transaction } from 'kysely'
+
+/** A handle a query function runs on: the database, or a unit of work's transaction. */
+export type DbExecutor = Kysely<Database> | Transaction<Database>

@@ -1,0 +1,62 @@
+// The one durable consumer: replay the log after a sequence, then follow the bus
+// live, without a gap or a duplicate. When the bus drops it for lagging, it
+// replays the gap from the log and subscribes again: replay is the normal path.
+// SSE, webhooks and plugins all read events through this.
+import type { Kysely } from 'kysely'
+import type { Database } from '../db/schema.js'
+import type { EventBus } from './bus.js'
+import { readEventsAfter, type EventFilter } from './store.js'
+import type { EventEnvelope } from './types.js'
+
+const REPLAY_PAGE_EVENTS = 500
+
+export interface FollowOptions {
+  db: Kysely<Database>
+  bus: EventBus
+  after: number
+  filter?: EventFilter
+  signal: AbortSignal
+}
+
+function matches(filter: EventFilter, event: EventEnvelope): boolean {
+  return (
+    (filter.type === undefined || filter.type === event.type) &&
+    (filter.entity_type === undefined || filter.entity_type === event.entity_type) &&
+    (filter.entity_id === undefined || filter.entity_id === event.entity_id)
+  )
+}
+
+export async function* followEvents(options: FollowOptions): AsyncGenerator<EventEnvelope> {
+  const { db, bus, signal } = options
+  const filter = options.filter ?? {}
+  let last = options.after
+  while (!signal.aborted) {
+    // Subscribe before reading the log: anything committed from here on is either
+    // in the replay or in the buffer, and `last` removes the overlap.
+    const sub = bus.subscribe()
+    const stop = () => sub.close()
+    signal.addEventListener('abort', stop, { once: true })
+    try {
+      for (;;) {
+        const page = await readEventsAfter(db, last, REPLAY_PAGE_EVENTS, filter)
+        for (const event of page) {
+          if (signal.aborted) return
+          yield event
+          last = event.sequence
+        }
+        if (page.length < REPLAY_PAGE_EVENTS) break
+      }
+      for (;;) {
+        const event = await sub.next()
+        if (event === null) break
+        if (event.sequence <= last) continue
+        if (matches(filter, event)) yield event
+        // Bus order is sequence order, so a non-matching event moves the cursor too.
+        last = event.sequence
+      }
+    } finally {
+      signal.removeEventListener('abort', stop)
+      sub.close()
+    }
+  }
+}

@@ -1,0 +1,110 @@
+// Reads and appends of the durable event log. Appends happen only inside
+// ledger.mutate's database transaction; reads page by sequence.
+import type { Kysely, Transaction } from 'kysely'
+import { randomUUID } from 'node:crypto'
+import type { Database } from '../db/schema.js'
+import type { EventRow } from './tables.js'
+import type { EventEnvelope, NewEvent } from './types.js'
+
+type Executor = Kysely<Database> | Transaction<Database>
+
+// SQLite allows 32766 bound parameters per statement; 7 per event row.
+const APPEND_CHUNK_ROWS = 1000
+
+export async function appendEvents(
+  trx: Executor,
+  events: readonly NewEvent[],
+  occurredAt: string,
+): Promise<EventEnvelope[]> {
+  const out: EventEnvelope[] = []
+  for (let start = 0; start < events.length; start += APPEND_CHUNK_ROWS) {
+    const chunk = events.slice(start, start + APPEND_CHUNK_ROWS)
+    const rows = chunk.map((event) => ({
+      event_id: randomUUID(),
+      type: event.type,
+      entity_type: event.entity_type,
+      entity_id: event.entity_id,
+      occurred_at: occurredAt,
+      data: JSON.stringify(event.data ?? null),
+    }))
+    const inserted = await trx
+      .insertInto('events')
+      .values(rows)
+      .returning(['sequence', 'event_id'])
+      .execute()
+    // RETURNING order follows VALUES order on both engines for a single insert.
+    inserted.forEach((row, i) => {
+      const event = chunk[i]!
+      out.push({
+        sequence: Number(row.sequence),
+        event_id: row.event_id,
+        type: event.type,
+        entity_type: event.entity_type,
+        entity_id: event.entity_id,
+        occurred_at: occurredAt,
+        data: event.data ?? null,
+      })
+    })
+  }
+  return out
+}
+
+export interface EventFilter {
+  type?: string | undefined
+  entity_type?: string | undefined
+  entity_id?: string | undefined
+}
+
+export function toEnvelope(row: EventRow): EventEnvelope {
+  return {
+    sequence: Number(row.sequence),
+    event_id: row.event_id,
+    type: row.type,
+    entity_type: row.entity_type,
+    entity_id: row.entity_id,
+    occurred_at: row.occurred_at,
+    data: JSON.parse(row.data) as unknown,
+  }
+}
+
+function filtered(db: Executor, filter: EventFilter) {
+  let query = db.selectFrom('events').selectAll()
+  if (filter.type !== undefined) query = query.where('type', '=', filter.type)
+  if (filter.entity_type !== undefined) query = query.where('entity_type', '=', filter.entity_type)
+  if (filter.entity_id !== undefined) query = query.where('entity_id', '=', filter.entity_id)
+  return query
+}
+
+/** Events after a sequence, oldest first (index: primary key, or events_<filter> with sequence). */
+export async function readEventsAfter(
+  db: Executor,
+  after: number,
+  limit: number,
+  filter: EventFilter = {},
+): Promise<EventEnvelope[]> {
+  const rows = await filtered(db, filter)
+    .where('sequence', '>', after)
+    .orderBy('sequence', 'asc')
+    .limit(limit)
+    .execute()
+  return rows.map(toEnvelope)
+}
+
+/** The newest `count` events, returned oldest first. */
+export async function readNewestEvents(
+  db: Executor,
+  count: number,
+  filter: EventFilter = {},
+): Promise<EventEnvelope[]> {
+  const rows = await filtered(db, filter).orderBy('sequence', 'desc').limit(count).execute()
+  return rows.reverse().map(toEnvelope)
+}
+
+export async function readEvent(db: Executor, sequence: number): Promise<EventEnvelope | null> {
+  const row = await db
+    .selectFrom('events')
+    .selectAll()
+    .where('sequence', '=', sequence)
+    .executeTakeFirst()
+  return row ? toEnvelope(row) : null
+}

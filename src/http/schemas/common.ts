@@ -1,0 +1,80 @@
+// Basic schemas every resource builds on. Request bodies are strict
+// (additionalProperties: false, no coercion); query and path values are coerced.
+import Type, { type TSchema } from 'typebox'
+
+export const Id = Type.String({
+  minLength: 1,
+  maxLength: 512,
+  description: 'An opaque identifier.',
+})
+
+export const Decimal = Type.String({
+  description: 'An exact decimal as text: optional sign, digits, optional fraction. Never a float.',
+  examples: ['-12.34'],
+})
+
+export const Timestamp = Type.String({
+  description: 'RFC 3339 UTC timestamp.',
+  examples: ['2024-01-15T00:00:00Z'],
+})
+
+export const DateInput = Type.Union([Type.String(), Type.Integer()], {
+  description: 'YYYY-MM-DD, an RFC 3339 timestamp, or unix seconds.',
+})
+
+export const NullableString = Type.Union([Type.String(), Type.Null()])
+
+/** Any JSON value, kept with its exact JSON type. */
+export const AnyJson = Type.Unknown()
+
+export const JsonObject = Type.Object({}, { additionalProperties: true })
+
+export const StringMap = Type.Record(Type.String(), Type.String())
+
+export const PageQuery = {
+  limit: Type.Optional(
+    Type.Integer({ minimum: 0, description: 'Page size; default 100, clamped to 1000.' }),
+  ),
+  offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Rows to skip.' })),
+}
+
+export const IdParams = Type.Object({ id: Id })
+
+export const Problem = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    errors: Type.Optional(
+      Type.Array(Type.Object({ field: Type.String(), message: Type.String() })),
+    ),
+  },
+  { description: 'RFC 9457 problem details.' },
+)
+
+/** A list response: `{<plural>: [...], total, limit, offset}` (CONTRACT 3). */
+export function ListOf<K extends string, T extends TSchema>(plural: K, item: T) {
+  return Type.Object({
+    [plural]: Type.Array(item),
+    total: Type.Integer(),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+  } as { [P in K]: ReturnType<typeof Type.Array<T>> } & {
+    total: ReturnType<typeof Type.Integer>
+    limit: ReturnType<typeof Type.Integer>
+    offset: ReturnType<typeof Type.Integer>
+  })
+}
+
+/** The error responses every route may give, merged into each route's `response`. */
+export const ErrorResponses = {
+  400: Problem,
+  401: Problem,
+  403: Problem,
+  404: Problem,
+  409: Problem,
+  503: Problem,
+}
+
+export const NoContent = Type.Null({ description: 'No content.' })

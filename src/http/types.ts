@@ -1,0 +1,30 @@
+// The Fastify instance type every route file registers on.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify'
+import type { Tier } from '../auth/decide.js'
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Who may call the route (SPEC 4, 5.1). Every route declares one. */
+    tier?: Tier
+    /** POST /security/token may create the first token without one (CONTRACT 3b). */
+    bootstrap?: boolean
+  }
+  interface FastifyRequest {
+    authenticated: boolean
+  }
+}

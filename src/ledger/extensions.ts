@@ -1,0 +1,123 @@
+// Extensions (SPEC 2.3): dotted, case-preserved keys mapping to any JSON value,
+// kept with its exact JSON type. User-owned: never touched by a sync.
+import type { ServiceContext } from '../context.js'
+import { Invalid, NotFound } from '../errors.js'
+import { appendVersions, diffExtensions } from './history.js'
+import type { JsonValue, TransactionJson } from './json.js'
+import type { UnitOfWork } from './mutate.js'
+import { findTransaction } from './snapshots.js'
+
+export const EXTENSION_KEYS_MAX = 50
+export const EXTENSION_KEY_MAX = 100
+export const EXTENSION_VALUE_MAX_BYTES = 8 * 1024
+
+// Dot-separated segments of letters, digits, `_` and `-`: `tax.deductible`, `custom.app.id`.
+const EXTENSION_KEY_PATTERN = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/
+
+export function extensionNamespace(key: string): string {
+  const dot = key.indexOf('.')
+  return dot === -1 ? key : key.slice(0, dot)
+}
+
+export function validateExtensions(input: Record<string, unknown>): Record<string, JsonValue> {
+  const entries = Object.entries(input)
+  if (entries.length > EXTENSION_KEYS_MAX) {
+    throw Invalid.field('extensions', `at most ${EXTENSION_KEYS_MAX} keys per transaction`)
+  }
+  const out: Record<string, JsonValue> = {}
+  for (const [key, value] of entries) {
+    const field = `extensions.${key}`
+    if (key.length > EXTENSION_KEY_MAX || !EXTENSION_KEY_PATTERN.test(key)) {
+      throw Invalid.field(
+        field,
+        `an extension key is 1 to ${EXTENSION_KEY_MAX} characters: dot-separated segments of letters, digits, "_" or "-"`,
+      )
+    }
+    if (Buffer.byteLength(JSON.stringify(value)) > EXTENSION_VALUE_MAX_BYTES) {
+      throw Invalid.field(field, `a value is at most ${EXTENSION_VALUE_MAX_BYTES} bytes of JSON`)
+    }
+    out[key] = value as JsonValue
+  }
+  return out
+}
+
+/**
+ * Moves one transaction's extensions to `next`: rows, one `extended` version,
+ * and an extension.set / extension.removed event per changed key.
+ */
+export async function writeExtensionsInUnit(
+  uow: UnitOfWork,
+  before: TransactionJson,
+  next: Record<string, JsonValue>,
+): Promise<TransactionJson> {
+  const diff = diffExtensions(before.extensions, next)
+  if (Object.keys(diff).length === 0) return before
+  const sorted = Object.fromEntries(Object.entries(next).sort(([a], [b]) => (a < b ? -1 : 1)))
+  const after: TransactionJson = { ...before, extensions: sorted }
+  const id = before.id
+  for (const field of Object.keys(diff)) {
+    const key = field.slice('extensions.'.length)
+    if (!(key in next)) {
+      await uow.trx
+        .deleteFrom('transaction_extensions')
+        .where('transaction_id', '=', id)
+        .where('key', '=', key)
+        .execute()
+    } else {
+      const value = JSON.stringify(next[key])
+      await uow.trx
+        .insertInto('transaction_extensions')
+        .values({ transaction_id: id, key, value })
+        .onConflict((oc) => oc.columns(['transaction_id', 'key']).doUpdateSet({ value }))
+        .execute()
+    }
+  }
+  await appendVersions(uow, [{ transaction_id: id, kind: 'extended', snapshot: after, diff }])
+  for (const [field, change] of Object.entries(diff)) {
+    const key = field.slice('extensions.'.length)
+    const removed = !(key in next)
+    uow.emit({
+      type: removed ? 'extension.removed' : 'extension.set',
+      entity_type: 'transaction',
+      entity_id: id,
+      data: {
+        ...after,
+        change: removed
+          ? { key, previous: change.from }
+          : { key, value: change.to, previous: change.from },
+      },
+    })
+  }
+  return after
+}
+
+export async function setTransactionExtensions(
+  ctx: ServiceContext,
+  id: string,
+  extensions: Record<string, unknown>,
+): Promise<{ id: string; extensions: Record<string, JsonValue> }> {
+  const next = validateExtensions(extensions)
+  return ctx.ledger.mutate(async (uow) => {
+    const before = await findTransaction(uow.trx, id)
+    if (!before) throw new NotFound(`transaction ${id} not found`)
+    const after = await writeExtensionsInUnit(uow, before, next)
+    return { id, extensions: after.extensions }
+  })
+}
+
+export async function listExtensionKeys(
+  ctx: ServiceContext,
+): Promise<Array<{ namespace: string; key: string; transaction_count: number }>> {
+  // Index: transaction_extensions_key (key, transaction_id) covers the grouping.
+  const rows = await ctx.db.kysely
+    .selectFrom('transaction_extensions')
+    .select(['key', (eb) => eb.fn.countAll<number>().as('transaction_count')])
+    .groupBy('key')
+    .orderBy('key')
+    .execute()
+  return rows.map((r) => ({
+    namespace: extensionNamespace(r.key),
+    key: r.key,
+    transaction_count: Number(r.transaction_count),
+  }))
+}

@@ -1,0 +1,145 @@
+// Transaction history (CONTRACT 6): one version per change, with the snapshot
+// after the change and a per-field diff. Versions outlive a deleted transaction.
+import type { DbExecutor } from '../db/schema.js'
+import { NotFound } from '../errors.js'
+import type { JsonValue, TransactionJson } from './json.js'
+import type { UnitOfWork } from './mutate.js'
+
+export type VersionKind = 'imported' | 'synced' | 'labeled' | 'edited' | 'extended' | 'deleted'
+
+export type Diff = Record<string, { from: JsonValue; to: JsonValue }>
+
+export interface VersionJson {
+  version: number
+  kind: VersionKind
+  occurred_at: string
+  snapshot: TransactionJson
+  diff: Diff
+}
+
+/** The source-owned and user-editable core fields, in display order. */
+export const CORE_FIELDS = [
+  'account_id',
+  'amount',
+  'date',
+  'description',
+  'payee',
+  'memo',
+  'pending',
+] as const satisfies ReadonlyArray<keyof TransactionJson>
+
+export function diffCore(before: TransactionJson, after: TransactionJson): Diff {
+  const diff: Diff = {}
+  for (const field of CORE_FIELDS) {
+    if (before[field] !== after[field]) diff[field] = { from: before[field], to: after[field] }
+  }
+  return diff
+}
+
+export function diffLabels(before: Record<string, string>, after: Record<string, string>): Diff {
+  return diffMaps('labels', before, after, (a, b) => a === b)
+}
+
+export function diffExtensions(
+  before: Record<string, JsonValue>,
+  after: Record<string, JsonValue>,
+): Diff {
+  return diffMaps('extensions', before, after, (a, b) => JSON.stringify(a) === JSON.stringify(b))
+}
+
+function diffMaps<V extends JsonValue>(
+  prefix: string,
+  before: Record<string, V>,
+  after: Record<string, V>,
+  same: (a: V, b: V) => boolean,
+): Diff {
+  const diff: Diff = {}
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)])
+  for (const key of [...keys].sort()) {
+    const from = key in before ? before[key]! : null
+    const to = key in after ? after[key]! : null
+    const present = key in before && key in after
+    if (!present || !same(from as V, to as V)) diff[`${prefix}.${key}`] = { from, to }
+  }
+  return diff
+}
+
+export interface NewVersion {
+  transaction_id: string
+  kind: VersionKind
+  snapshot: TransactionJson
+  diff: Diff
+  /** Known to be the first version (a fresh insert): skips the lookup of the last one. */
+  first?: boolean
+}
+
+const VERSION_CHUNK_ROWS = 1000
+
+export async function appendVersions(
+  uow: UnitOfWork,
+  versions: readonly NewVersion[],
+): Promise<void> {
+  if (versions.length === 0) return
+  const needLookup = [...new Set(versions.filter((v) => !v.first).map((v) => v.transaction_id))]
+  const latest = new Map<string, number>()
+  for (let i = 0; i < needLookup.length; i += 500) {
+    const rows = await uow.trx
+      .selectFrom('transaction_versions')
+      .select(['transaction_id', (eb) => eb.fn.max('version').as('version')])
+      .where('transaction_id', 'in', needLookup.slice(i, i + 500))
+      .groupBy('transaction_id')
+      .execute()
+    for (const row of rows) latest.set(row.transaction_id, Number(row.version))
+  }
+  const rows = versions.map((v) => {
+    const version = (latest.get(v.transaction_id) ?? 0) + 1
+    latest.set(v.transaction_id, version)
+    return {
+      transaction_id: v.transaction_id,
+      version,
+      kind: v.kind,
+      occurred_at: uow.now,
+      snapshot: JSON.stringify(v.snapshot),
+      diff: JSON.stringify(v.diff),
+    }
+  })
+  for (let i = 0; i < rows.length; i += VERSION_CHUNK_ROWS) {
+    await uow.trx
+      .insertInto('transaction_versions')
+      .values(rows.slice(i, i + VERSION_CHUNK_ROWS))
+      .execute()
+  }
+}
+
+export async function readVersions(db: DbExecutor, transactionId: string): Promise<VersionJson[]> {
+  const rows = await db
+    .selectFrom('transaction_versions')
+    .selectAll()
+    .where('transaction_id', '=', transactionId)
+    .orderBy('version', 'asc')
+    .execute()
+  return rows.map((row) => ({
+    version: row.version,
+    kind: row.kind as VersionKind,
+    occurred_at: row.occurred_at,
+    snapshot: JSON.parse(row.snapshot) as TransactionJson,
+    diff: JSON.parse(row.diff) as Diff,
+  }))
+}
+
+/** GET /transactions/{id}/history: answers for deleted ids too, as long as versions exist. */
+export async function getHistory(
+  db: DbExecutor,
+  transactionId: string,
+): Promise<{ transaction_id: string; versions: VersionJson[] }> {
+  const versions = await readVersions(db, transactionId)
+  if (versions.length === 0) {
+    const exists = await db
+      .selectFrom('transactions')
+      .select('id')
+      .where('id', '=', transactionId)
+      .executeTakeFirst()
+    if (!exists) throw new NotFound(`transaction ${transactionId} not found`)
+  }
+  return { transaction_id: transactionId, versions }
+}

@@ -1,0 +1,218 @@
+// Merges rows fetched by a source into the ledger (SPEC 1.1, DESIGN "A source"):
+// dedupe by id, `source` stamped at insert and never rewritten, labels,
+// extensions and relationships untouched, `synced_at` refreshed on every row
+// the batch touches, and an update event + `synced` version only when a
+// source-owned field really changed. The sync engine calls this in its unit of work.
+import { appendVersions, diffCore, type NewVersion } from './history.js'
+import { toAccountJson, toTransactionJson } from './json.js'
+import type { UnitOfWork } from './mutate.js'
+import { upsertOrganizations } from './organizations.js'
+import { toTransactionsJson } from './snapshots.js'
+import type { AccountRow, TransactionRow } from './tables.js'
+import { insertTransactionsInUnit } from './transactions.js'
+
+export interface IngestOrganization {
+  id: string
+  name: string
+  domain?: string | null
+}
+
+export interface IngestAccount {
+  id: string
+  org_id: string
+  name: string
+  currency: string
+  balance: string
+}
+
+export interface IngestTransaction {
+  id: string
+  account_id: string
+  amount: string
+  date: string
+  description?: string | null
+  payee?: string | null
+  memo?: string | null
+  pending?: boolean
+}
+
+export interface IngestBatch {
+  source: string
+  organizations?: IngestOrganization[]
+  accounts?: IngestAccount[]
+  transactions?: IngestTransaction[]
+}
+
+export interface IngestCounts {
+  inserted: number
+  updated: number
+  unchanged: number
+}
+
+const LOOKUP_CHUNK = 500
+
+export async function ingestBatchInUnit(
+  uow: UnitOfWork,
+  batch: IngestBatch,
+): Promise<IngestCounts> {
+  const { trx, now } = uow
+  await upsertOrganizations(
+    uow,
+    (batch.organizations ?? []).map((o) => ({
+      id: o.id,
+      name: o.name,
+      domain: o.domain ?? null,
+      source: batch.source,
+    })),
+  )
+
+  for (const account of batch.accounts ?? []) {
+    const existing = await trx
+      .selectFrom('accounts')
+      .selectAll()
+      .where('id', '=', account.id)
+      .executeTakeFirst()
+    if (!existing) {
+      const row: AccountRow = {
+        ...account,
+        source: batch.source,
+        created_at: now,
+        updated_at: now,
+        synced_at: now,
+      }
+      await trx.insertInto('accounts').values(row).execute()
+      uow.emit({
+        type: 'account.created',
+        entity_type: 'account',
+        entity_id: row.id,
+        data: toAccountJson(row),
+      })
+      continue
+    }
+    const changed =
+      existing.name !== account.name ||
+      existing.currency !== account.currency ||
+      existing.balance !== account.balance ||
+      existing.org_id !== account.org_id
+    const next: AccountRow = { ...existing, ...account, source: existing.source, synced_at: now }
+    if (changed) next.updated_at = now
+    await trx
+      .updateTable('accounts')
+      .set({
+        name: next.name,
+        currency: next.currency,
+        balance: next.balance,
+        org_id: next.org_id,
+        synced_at: now,
+        updated_at: next.updated_at,
+      })
+      .where('id', '=', account.id)
+      .execute()
+    if (changed) {
+      uow.emit({
+        type: 'account.updated',
+        entity_type: 'account',
+        entity_id: next.id,
+        data: toAccountJson(next),
+      })
+    }
+  }
+
+  const counts: IngestCounts = { inserted: 0, updated: 0, unchanged: 0 }
+  // Identical ids within one batch collapse to the last occurrence.
+  const incoming = [...new Map((batch.transactions ?? []).map((t) => [t.id, t])).values()]
+  for (let i = 0; i < incoming.length; i += LOOKUP_CHUNK) {
+    const chunk = incoming.slice(i, i + LOOKUP_CHUNK)
+    const existingRows = await trx
+      .selectFrom('transactions')
+      .selectAll()
+      .where(
+        'id',
+        'in',
+        chunk.map((t) => t.id),
+      )
+      .execute()
+    const existing = new Map(existingRows.map((r) => [r.id, r]))
+    const fresh: TransactionRow[] = []
+    const changedRows: TransactionRow[] = []
+    const unchangedIds: string[] = []
+    for (const t of chunk) {
+      const row: TransactionRow = {
+        id: t.id,
+        account_id: t.account_id,
+        amount: t.amount,
+        date: t.date,
+        description: t.description ?? null,
+        payee: t.payee ?? null,
+        memo: t.memo ?? null,
+        pending: t.pending ? 1 : 0,
+        source: batch.source,
+        created_at: now,
+        updated_at: now,
+        synced_at: now,
+      }
+      const old = existing.get(t.id)
+      if (!old) fresh.push(row)
+      else if (
+        Object.keys(diffCore(toTransactionJson(old, {}, {}), toTransactionJson(row, {}, {})))
+          .length > 0
+      ) {
+        changedRows.push({ ...row, source: old.source, created_at: old.created_at })
+      } else unchangedIds.push(t.id)
+    }
+    await insertTransactionsInUnit(uow, fresh)
+    counts.inserted += fresh.length
+
+    if (changedRows.length > 0) {
+      const befores = await toTransactionsJson(
+        trx,
+        changedRows.map((r) => existing.get(r.id)!),
+      )
+      const versions: NewVersion[] = []
+      for (const [index, row] of changedRows.entries()) {
+        const before = befores[index]!
+        const after = toTransactionJson(row, before.labels, before.extensions)
+        await trx
+          .updateTable('transactions')
+          .set({
+            account_id: row.account_id,
+            amount: row.amount,
+            date: row.date,
+            description: row.description,
+            payee: row.payee,
+            memo: row.memo,
+            pending: row.pending,
+            updated_at: now,
+            synced_at: now,
+          })
+          .where('id', '=', row.id)
+          .execute()
+        versions.push({
+          transaction_id: row.id,
+          kind: 'synced',
+          snapshot: after,
+          diff: diffCore(before, after),
+        })
+        uow.emit({
+          type: 'transaction.updated',
+          entity_type: 'transaction',
+          entity_id: row.id,
+          data: after,
+        })
+      }
+      await appendVersions(uow, versions)
+      counts.updated += changedRows.length
+    }
+
+    // An unchanged row only has its synced_at refreshed, in one statement.
+    if (unchangedIds.length > 0) {
+      await trx
+        .updateTable('transactions')
+        .set({ synced_at: now })
+        .where('id', 'in', unchangedIds)
+        .execute()
+      counts.unchanged += unchangedIds.length
+    }
+  }
+  return counts
+}

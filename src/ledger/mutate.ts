@@ -1,0 +1,82 @@
+// The one mutation path (DESIGN.md). Every change to the ledger, from any door,
+// runs as a unit of work inside ONE database transaction that writes the rows,
+// their history versions and their events; only after the commit are the events
+// published to the bus. A unit that throws rolls back and publishes nothing.
+import { sql, type Transaction } from 'kysely'
+import type { Db } from '../db/connect.js'
+import type { Database } from '../db/schema.js'
+import type { EventBus } from '../events/bus.js'
+import { appendEvents } from '../events/store.js'
+import type { EventEnvelope, NewEvent } from '../events/types.js'
+import { isoNow, type Clock } from './time.js'
+
+export interface UnitOfWork {
+  readonly trx: Transaction<Database>
+  /** One timestamp for the whole unit: every row and event it writes shares it. */
+  readonly now: string
+  emit(event: NewEvent): void
+}
+
+export interface LedgerDeps {
+  db: Db
+  bus: EventBus
+  clock: Clock
+  eventsEnabled: () => boolean
+  onPublish?: (count: number) => void
+}
+
+// Any constant works; it only has to be the same in every Coffer process.
+const EVENT_APPEND_LOCK_KEY = 0x436f66666572
+
+/** A FIFO lock: holders run one at a time, in the order they asked. */
+class AsyncLock {
+  private tail: Promise<void> = Promise.resolve()
+
+  acquire(): Promise<() => void> {
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const ready = this.tail.then(() => release)
+    this.tail = this.tail.then(() => held)
+    return ready
+  }
+}
+
+export class Ledger {
+  // Appending events, committing and publishing happen under this lock so that
+  // the bus sees events in sequence order (a follower dedupes by sequence and
+  // would otherwise skip a lower sequence published late).
+  private readonly appendLock = new AsyncLock()
+
+  constructor(private readonly deps: LedgerDeps) {}
+
+  async mutate<T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
+    const { db, bus, clock } = this.deps
+    const pending: NewEvent[] = []
+    let committed: EventEnvelope[] = []
+    let release: (() => void) | null = null
+    const now = isoNow(clock)
+    try {
+      const result = await db.kysely.transaction().execute(async (trx) => {
+        const value = await work({ trx, now, emit: (event) => pending.push(event) })
+        if (pending.length > 0 && this.deps.eventsEnabled()) {
+          release = await this.appendLock.acquire()
+          // On PostgreSQL, concurrent transactions (from several processes too)
+          // could commit out of sequence order; serialise the appends so that a
+          // reader paging `after N` never skips a sequence that commits later.
+          if (db.dialect === 'postgres') {
+            await sql`select pg_advisory_xact_lock(${EVENT_APPEND_LOCK_KEY})`.execute(trx)
+          }
+          committed = await appendEvents(trx, pending, now)
+        }
+        return value
+      })
+      if (committed.length > 0) {
+        bus.publish(committed)
+        this.deps.onPublish?.(committed.length)
+      }
+      return result
+    } finally {
+      ;(release as (() => void) | null)?.()
+    }
+  }
+}

@@ -1,0 +1,80 @@
+// Loads transactions with their labels and extensions as the JSON of SPEC 2.2.
+// Lists load the side tables for a whole page in two queries, never per row.
+import type { DbExecutor } from '../db/schema.js'
+import { toTransactionJson, type JsonValue, type TransactionJson } from './json.js'
+import type { TransactionRow } from './tables.js'
+
+// Keeps IN (...) lists well under SQLite's bound-parameter limit.
+const ID_CHUNK = 500
+
+export async function loadLabels(
+  db: DbExecutor,
+  ids: readonly string[],
+): Promise<Map<string, Record<string, string>>> {
+  const out = new Map<string, Record<string, string>>()
+  for (let i = 0; i < ids.length; i += ID_CHUNK) {
+    const rows = await db
+      .selectFrom('transaction_labels')
+      .select(['transaction_id', 'key', 'value'])
+      .where('transaction_id', 'in', ids.slice(i, i + ID_CHUNK))
+      .orderBy('key')
+      .execute()
+    for (const row of rows) {
+      let labels = out.get(row.transaction_id)
+      if (!labels) out.set(row.transaction_id, (labels = {}))
+      labels[row.key] = row.value
+    }
+  }
+  return out
+}
+
+export async function loadExtensions(
+  db: DbExecutor,
+  ids: readonly string[],
+): Promise<Map<string, Record<string, JsonValue>>> {
+  const out = new Map<string, Record<string, JsonValue>>()
+  for (let i = 0; i < ids.length; i += ID_CHUNK) {
+    const rows = await db
+      .selectFrom('transaction_extensions')
+      .select(['transaction_id', 'key', 'value'])
+      .where('transaction_id', 'in', ids.slice(i, i + ID_CHUNK))
+      .orderBy('key')
+      .execute()
+    for (const row of rows) {
+      let extensions = out.get(row.transaction_id)
+      if (!extensions) out.set(row.transaction_id, (extensions = {}))
+      extensions[row.key] = JSON.parse(row.value) as JsonValue
+    }
+  }
+  return out
+}
+
+/** Rows to JSON, in the rows' order. */
+export async function toTransactionsJson(
+  db: DbExecutor,
+  rows: readonly TransactionRow[],
+): Promise<TransactionJson[]> {
+  if (rows.length === 0) return []
+  const ids = rows.map((r) => r.id)
+  const [labels, extensions] = await Promise.all([loadLabels(db, ids), loadExtensions(db, ids)])
+  return rows.map((row) =>
+    toTransactionJson(row, labels.get(row.id) ?? {}, extensions.get(row.id) ?? {}),
+  )
+}
+
+export async function findTransactionRow(
+  db: DbExecutor,
+  id: string,
+): Promise<TransactionRow | undefined> {
+  return db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export async function findTransaction(
+  db: DbExecutor,
+  id: string,
+): Promise<TransactionJson | undefined> {
+  const row = await findTransactionRow(db, id)
+  if (!row) return undefined
+  const [json] = await toTransactionsJson(db, [row])
+  return json
+}

@@ -1,0 +1,116 @@
+// The one parser for the date forms the API accepts. Every instant is stored as
+// fixed-width UTC text (YYYY-MM-DDTHH:MM:SSZ) so text order is time order.
+
+export interface Clock {
+  now(): Date
+}
+
+export const systemClock: Clock = { now: () => new Date() }
+
+// Fixed width needs a four-digit year: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59Z.
+const MIN_SECONDS = -62_135_596_800
+const MAX_SECONDS = 253_402_300_799
+
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/
+// RFC 3339 date-time; seconds are required, the fraction is optional but never empty.
+const TIMESTAMP_RE =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/
+const UNIX_RE = /^-?\d+$/
+
+/** Fixed-width UTC with whole seconds; milliseconds are truncated, not rounded. */
+export function formatInstant(date: Date): string {
+  const ms = date.getTime()
+  if (!Number.isFinite(ms)) throw new RangeError('invalid date')
+  if (ms < MIN_SECONDS * 1000 || ms >= (MAX_SECONDS + 1) * 1000) {
+    throw new RangeError('date outside years 0001-9999')
+  }
+  // toISOString is YYYY-MM-DDTHH:MM:SS.sssZ for these years; cutting the
+  // milliseconds floors toward the past, also before 1970.
+  return `${date.toISOString().slice(0, 19)}Z`
+}
+
+export function isoNow(clock: Clock): string {
+  return formatInstant(clock.now())
+}
+
+function isLeapYear(year: number): boolean {
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return isLeapYear(year) ? 29 : 28
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31
+}
+
+// Days since 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's
+// days_from_civil). Done by hand because Date.UTC maps years 0-99 to 1900-1999.
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year
+  const era = Math.floor(y / 400)
+  const yearOfEra = y - era * 400
+  const monthFromMarch = (month + 9) % 12
+  const dayOfYear = Math.floor((153 * monthFromMarch + 2) / 5) + day - 1
+  const dayOfEra =
+    yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear
+  return era * 146_097 + dayOfEra - 719_468
+}
+
+function fromUnixSeconds(seconds: number): string | null {
+  if (!Number.isSafeInteger(seconds) || seconds < MIN_SECONDS || seconds > MAX_SECONDS) return null
+  return formatInstant(new Date(seconds * 1000))
+}
+
+// Null unless year, month and day name a real calendar day.
+function civilDays(year: string, month: string, day: string): number | null {
+  const y = Number(year)
+  const m = Number(month)
+  const d = Number(day)
+  if (m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m)) return null
+  return daysFromCivil(y, m, d)
+}
+
+/**
+ * Any accepted date form to fixed-width UTC (YYYY-MM-DDTHH:MM:SSZ), or null:
+ *  - YYYY-MM-DD: midnight UTC;
+ *  - RFC 3339 YYYY-MM-DDTHH:MM:SS(.fraction)?(Z|±HH:MM), 'T' also 't' or ' ',
+ *    'z' allowed; converted to UTC, fraction truncated; no leap second (:60);
+ *  - unix seconds: a safe-integer number, or a string of digits with an
+ *    optional leading '-' (so "20240115" is seconds, not a date).
+ * The result must fall in years 0001-9999.
+ */
+export function parseInstant(input: string | number): string | null {
+  if (typeof input === 'number') return fromUnixSeconds(input)
+  if (typeof input !== 'string') return null
+
+  if (UNIX_RE.test(input)) {
+    const negative = input.startsWith('-')
+    const digits = (negative ? input.slice(1) : input).replace(/^0+/, '')
+    // Anything past 12 digits is out of range; checking length first keeps Number exact.
+    if (digits.length > 12) return null
+    const seconds = Number(digits === '' ? '0' : digits)
+    return fromUnixSeconds(negative ? -seconds : seconds)
+  }
+
+  const date = DATE_RE.exec(input)
+  if (date) {
+    const days = civilDays(date[1]!, date[2]!, date[3]!)
+    return days === null ? null : fromUnixSeconds(days * 86_400)
+  }
+
+  const ts = TIMESTAMP_RE.exec(input)
+  if (!ts) return null
+  const days = civilDays(ts[1]!, ts[2]!, ts[3]!)
+  const hour = Number(ts[4])
+  const minute = Number(ts[5])
+  const second = Number(ts[6])
+  if (days === null || hour > 23 || minute > 59 || second > 59) return null
+  let offset = 0
+  if (ts[7] !== undefined) {
+    const offsetHour = Number(ts[8])
+    const offsetMinute = Number(ts[9])
+    if (offsetHour > 23 || offsetMinute > 59) return null
+    offset = (ts[7] === '-' ? -1 : 1) * (offsetHour * 3600 + offsetMinute * 60)
+  }
+  // Local wall time minus its offset is UTC.
+  return fromUnixSeconds(days * 86_400 + hour * 3600 + minute * 60 + second - offset)
+}

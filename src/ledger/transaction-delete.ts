@@ -1,0 +1,74 @@
+// Removing transactions (a manual delete, or an account-delete cascade): the row
+// and its labels, extensions and edges go; its history stays readable and gains
+// a `deleted` version; `transaction.deleted` carries the last-known snapshot.
+import { appendVersions } from './history.js'
+import type { UnitOfWork } from './mutate.js'
+import { findTransaction, toTransactionsJson } from './snapshots.js'
+
+const DELETE_CHUNK = 500
+
+export async function deleteTransactionsInUnit(
+  uow: UnitOfWork,
+  ids: readonly string[],
+): Promise<void> {
+  const deleting = new Set(ids)
+  for (let i = 0; i < ids.length; i += DELETE_CHUNK) {
+    const chunk = ids.slice(i, i + DELETE_CHUNK)
+    const rows = await uow.trx
+      .selectFrom('transactions')
+      .selectAll()
+      .where('id', 'in', chunk)
+      .execute()
+    const byId = new Map((await toTransactionsJson(uow.trx, rows)).map((t) => [t.id, t]))
+
+    // Edges pointing at a deleted transaction from one that stays are removed
+    // too; the surviving transaction's relationships changed, so it gets an event.
+    const inbound = await uow.trx
+      .selectFrom('relationships')
+      .selectAll()
+      .where('target_id', 'in', chunk)
+      .execute()
+    await uow.trx.deleteFrom('relationships').where('target_id', 'in', chunk).execute()
+    await uow.trx.deleteFrom('relationships').where('transaction_id', 'in', chunk).execute()
+    for (const edge of inbound) {
+      if (deleting.has(edge.transaction_id)) continue
+      const source = await findTransaction(uow.trx, edge.transaction_id)
+      if (!source) continue
+      uow.emit({
+        type: 'relationship.removed',
+        entity_type: 'transaction',
+        entity_id: edge.transaction_id,
+        data: { ...source, change: { kind: edge.kind, target: edge.target_id } },
+      })
+    }
+
+    await uow.trx.deleteFrom('transaction_labels').where('transaction_id', 'in', chunk).execute()
+    await uow.trx
+      .deleteFrom('transaction_extensions')
+      .where('transaction_id', 'in', chunk)
+      .execute()
+    await uow.trx.deleteFrom('transactions').where('id', 'in', chunk).execute()
+
+    const snapshots = chunk.flatMap((id) => {
+      const snapshot = byId.get(id)
+      return snapshot ? [snapshot] : []
+    })
+    await appendVersions(
+      uow,
+      snapshots.map((snapshot) => ({
+        transaction_id: snapshot.id,
+        kind: 'deleted' as const,
+        snapshot,
+        diff: {},
+      })),
+    )
+    for (const snapshot of snapshots) {
+      uow.emit({
+        type: 'transaction.deleted',
+        entity_type: 'transaction',
+        entity_id: snapshot.id,
+        data: snapshot,
+      })
+    }
+  }
+}

@@ -1,0 +1,218 @@
+// Transactions: reads for every source, manual create/edit/delete (SPEC 1.4, 3).
+// Only rows with source "manual" may have their core fields edited or be deleted;
+// a manual transaction may live in any account, synced ones included.
+import { randomUUID } from 'node:crypto'
+import type { ServiceContext } from '../context.js'
+import type { DbExecutor } from '../db/schema.js'
+import { Conflict, Invalid, NotFound } from '../errors.js'
+import { resolvePage, type PageInput } from '../page.js'
+import { findAccountRow } from './accounts.js'
+import { requireAmount, requireDate, TEXT_FIELD_MAX } from './fields.js'
+import { appendVersions, diffCore } from './history.js'
+import { toTransactionJson, type TransactionJson } from './json.js'
+import type { UnitOfWork } from './mutate.js'
+import { findTransaction, findTransactionRow, toTransactionsJson } from './snapshots.js'
+import type { TransactionRow } from './tables.js'
+import { deleteTransactionsInUnit } from './transaction-delete.js'
+import { filteredTransactions, type TransactionFilter } from './transaction-query.js'
+
+export interface TransactionListInput extends PageInput, TransactionFilter {}
+
+export async function listTransactions(
+  ctx: ServiceContext,
+  input: TransactionListInput,
+): Promise<{ transactions: TransactionJson[]; total: number; limit: number; offset: number }> {
+  const { limit, offset } = resolvePage(input)
+  const db = ctx.db.kysely
+  const query = filteredTransactions(db, input)
+  const rows = await query
+    .selectAll()
+    .orderBy('date', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute()
+  const count = await query
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow()
+  return { transactions: await toTransactionsJson(db, rows), total: Number(count.n), limit, offset }
+}
+
+export async function listAccountTransactions(
+  ctx: ServiceContext,
+  accountId: string,
+  input: TransactionListInput,
+): Promise<{ transactions: TransactionJson[]; total: number; limit: number; offset: number }> {
+  if (!(await findAccountRow(ctx.db.kysely, accountId))) {
+    throw new NotFound(`account ${accountId} not found`)
+  }
+  return listTransactions(ctx, { ...input, account_id: accountId })
+}
+
+export async function getTransaction(ctx: ServiceContext, id: string): Promise<TransactionJson> {
+  const json = await findTransaction(ctx.db.kysely, id)
+  if (!json) throw new NotFound(`transaction ${id} not found`)
+  return json
+}
+
+export interface CreateTransactionInput {
+  account_id: string
+  amount: string
+  date: string | number
+  description?: string | null | undefined
+  payee?: string | null | undefined
+  memo?: string | null | undefined
+  pending?: boolean | undefined
+}
+
+function optionalText(field: string, value: string | null | undefined): string | null {
+  if (value === undefined || value === null) return null
+  if (value.length > TEXT_FIELD_MAX)
+    throw Invalid.field(field, `must be at most ${TEXT_FIELD_MAX} characters`)
+  return value
+}
+
+async function requireAccountForTransaction(db: DbExecutor, accountId: string): Promise<void> {
+  if (!(await findAccountRow(db, accountId))) {
+    throw Invalid.field('account_id', `account ${accountId} does not exist`)
+  }
+}
+
+export async function createTransaction(
+  ctx: ServiceContext,
+  input: CreateTransactionInput,
+): Promise<TransactionJson> {
+  const amount = requireAmount('amount', input.amount)
+  const date = requireDate('date', input.date)
+  const description = optionalText('description', input.description)
+  const payee = optionalText('payee', input.payee)
+  const memo = optionalText('memo', input.memo)
+  return ctx.ledger.mutate(async (uow) => {
+    await requireAccountForTransaction(uow.trx, input.account_id)
+    const row: TransactionRow = {
+      id: `man_${randomUUID()}`,
+      account_id: input.account_id,
+      amount,
+      date,
+      description,
+      payee,
+      memo,
+      pending: input.pending ? 1 : 0,
+      source: 'manual',
+      created_at: uow.now,
+      updated_at: uow.now,
+      synced_at: uow.now,
+    }
+    const [created] = await insertTransactionsInUnit(uow, [row])
+    return created!
+  })
+}
+
+/**
+ * Inserts new transaction rows with their `imported` history version and
+ * `transaction.created` event. The one insert path for manual entry and sync.
+ */
+export async function insertTransactionsInUnit(
+  uow: UnitOfWork,
+  rows: readonly TransactionRow[],
+): Promise<TransactionJson[]> {
+  const INSERT_CHUNK_ROWS = 1000 // 12 parameters a row, under SQLite's 32766
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK_ROWS) {
+    await uow.trx
+      .insertInto('transactions')
+      .values(rows.slice(i, i + INSERT_CHUNK_ROWS))
+      .execute()
+  }
+  const created = rows.map((row) => toTransactionJson(row, {}, {}))
+  await appendVersions(
+    uow,
+    created.map((snapshot) => ({
+      transaction_id: snapshot.id,
+      kind: 'imported' as const,
+      snapshot,
+      diff: {},
+      first: true,
+    })),
+  )
+  for (const snapshot of created) {
+    uow.emit({
+      type: 'transaction.created',
+      entity_type: 'transaction',
+      entity_id: snapshot.id,
+      data: snapshot,
+    })
+  }
+  return created
+}
+
+export interface UpdateTransactionInput {
+  account_id?: string | undefined
+  amount?: string | undefined
+  date?: string | number | undefined
+  description?: string | null | undefined
+  payee?: string | null | undefined
+  memo?: string | null | undefined
+  pending?: boolean | undefined
+}
+
+async function requireManualTransaction(
+  db: DbExecutor,
+  id: string,
+  action: string,
+): Promise<TransactionRow> {
+  const row = await findTransactionRow(db, id)
+  if (!row) throw new NotFound(`transaction ${id} not found`)
+  if (row.source !== 'manual') {
+    throw new Conflict(
+      `transaction ${id} comes from source "${row.source}"; only manual transactions can be ${action} (labels, extensions and relationships stay editable)`,
+    )
+  }
+  return row
+}
+
+export async function updateTransaction(
+  ctx: ServiceContext,
+  id: string,
+  input: UpdateTransactionInput,
+): Promise<TransactionJson> {
+  const patch: Partial<TransactionRow> = {}
+  if (input.amount !== undefined) patch.amount = requireAmount('amount', input.amount)
+  if (input.date !== undefined) patch.date = requireDate('date', input.date)
+  if (input.description !== undefined)
+    patch.description = optionalText('description', input.description)
+  if (input.payee !== undefined) patch.payee = optionalText('payee', input.payee)
+  if (input.memo !== undefined) patch.memo = optionalText('memo', input.memo)
+  if (input.pending !== undefined) patch.pending = input.pending ? 1 : 0
+  if (input.account_id !== undefined) patch.account_id = input.account_id
+  return ctx.ledger.mutate(async (uow) => {
+    const row = await requireManualTransaction(uow.trx, id, 'edited')
+    if (patch.account_id !== undefined && patch.account_id !== row.account_id) {
+      await requireAccountForTransaction(uow.trx, patch.account_id)
+    }
+    const before = (await toTransactionsJson(uow.trx, [row]))[0]!
+    const updatedRow: TransactionRow = { ...row, ...patch }
+    const after = toTransactionJson(updatedRow, before.labels, before.extensions)
+    const diff = diffCore(before, after)
+    if (Object.keys(diff).length === 0) return before
+    await uow.trx
+      .updateTable('transactions')
+      .set({ ...patch, updated_at: uow.now })
+      .where('id', '=', id)
+      .execute()
+    await appendVersions(uow, [{ transaction_id: id, kind: 'edited', snapshot: after, diff }])
+    uow.emit({
+      type: 'transaction.updated',
+      entity_type: 'transaction',
+      entity_id: id,
+      data: after,
+    })
+    return after
+  })
+}
+
+export async function deleteTransaction(ctx: ServiceContext, id: string): Promise<void> {
+  await ctx.ledger.mutate(async (uow) => {
+    await requireManualTransaction(uow.trx, id, 'deleted')
+    await deleteTransactionsInUnit(uow, [id])
+  })
+}

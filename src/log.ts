@@ -1,0 +1,62 @@
+// The process logger (pino). `log.format = "json"` writes pino's JSON lines;
+// "text" writes one readable line per entry: time, level, message, key=value.
+import { Writable } from 'node:stream'
+import { pino, type Logger } from 'pino'
+
+export type LogFormat = 'text' | 'json'
+
+const LEVEL_NAMES: Record<number, string> = {
+  10: 'TRACE',
+  20: 'DEBUG',
+  30: 'INFO',
+  40: 'WARN',
+  50: 'ERROR',
+  60: 'FATAL',
+}
+
+const SKIP = new Set(['level', 'time', 'msg', 'pid', 'hostname'])
+
+function formatValue(value: unknown): string {
+  if (typeof value === 'string') return /[\s"=]/.test(value) ? JSON.stringify(value) : value
+  return JSON.stringify(value)
+}
+
+/** Turns one pino JSON line into `2024-01-01T00:00:00.000Z INFO message key=value`. */
+export function formatTextLine(line: string): string {
+  let entry: Record<string, unknown>
+  try {
+    entry = JSON.parse(line) as Record<string, unknown>
+  } catch {
+    return line
+  }
+  const time = typeof entry.time === 'number' ? new Date(entry.time).toISOString() : ''
+  const level = LEVEL_NAMES[entry.level as number] ?? String(entry.level)
+  const fields = Object.entries(entry)
+    .filter(([key]) => !SKIP.has(key))
+    .map(([key, value]) => {
+      if (key === 'err' && value && typeof value === 'object') {
+        const err = value as { message?: string; stack?: string }
+        return `err=${formatValue(err.message ?? '')}`
+      }
+      return `${key}=${formatValue(value)}`
+    })
+  const msg = typeof entry.msg === 'string' ? entry.msg : ''
+  return [time, level.padEnd(5), msg, ...fields].filter(Boolean).join(' ')
+}
+
+export function createLogger(options: {
+  level: string
+  format: LogFormat
+  destination?: NodeJS.WritableStream
+}): Logger {
+  const destination = options.destination ?? process.stdout
+  if (options.format === 'json') return pino({ level: options.level, base: undefined }, destination)
+  const text = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      const lines = chunk.toString('utf8').split('\n').filter(Boolean)
+      for (const line of lines) destination.write(formatTextLine(line) + '\n')
+      callback()
+    },
+  })
+  return pino({ level: options.level, base: undefined }, text)
+}

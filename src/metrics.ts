@@ -1,0 +1,41 @@
+// One Prometheus registry for the process; metric names follow SPEC (`service_*`).
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+
+export interface Metrics {
+  registry: Registry
+  httpRequests: Counter<'method' | 'route' | 'status'>
+  httpDuration: Histogram<'method' | 'route'>
+  eventsDropped: Counter
+  eventsPublished: Counter
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry, prefix: 'service_' })
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'service_http_requests_total',
+      help: 'HTTP requests answered, by route pattern and status code.',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'service_http_request_duration_seconds',
+      help: 'HTTP request latency by route pattern.',
+      labelNames: ['method', 'route'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    eventsDropped: new Counter({
+      name: 'service_events_dropped_total',
+      help: 'Event bus subscribers dropped for falling a full buffer behind.',
+      registers: [registry],
+    }),
+    eventsPublished: new Counter({
+      name: 'service_events_published_total',
+      help: 'Committed events published to the in-memory bus.',
+      registers: [registry],
+    }),
+  }
+}

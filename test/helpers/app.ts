@@ -1,0 +1,143 @@
+// Boots the real service (app.ts) on 127.0.0.1 with a fresh database: a temp
+// SQLite file, or a fresh schema on PostgreSQL when COFFER_TEST_POSTGRES_DSN is
+// set, so that the same suite runs on both engines. Stops itself after the test.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Writable } from 'node:stream'
+import type { TestContext } from 'node:test'
+import pg from 'pg'
+import { startApp, type RunningApp } from '../../src/app.js'
+import { loadConfig } from '../../src/config/index.js'
+import type { Clock } from '../../src/ledger/time.js'
+import { createLogger } from '../../src/log.js'
+
+export const POSTGRES_DSN = process.env.COFFER_TEST_POSTGRES_DSN || null
+export const ENGINE = POSTGRES_DSN ? 'postgres' : 'sqlite'
+
+export interface TestApp extends RunningApp {
+  dir: string
+  /** Every log line the service wrote, for checks that no secret leaks. */
+  logs: string[]
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>
+  stop(): Promise<void>
+}
+
+export interface RequestOptions {
+  body?: unknown
+  /** Sent as-is (for malformed bodies); overrides `body`. */
+  rawBody?: string
+  token?: string
+  headers?: Record<string, string>
+}
+
+export interface TestResponse {
+  status: number
+  headers: Headers
+  text: string
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any
+}
+
+export interface TestAppOptions {
+  /** Extra SERVICE_* variables, e.g. { SERVICE_DASHBOARD_TOKEN: '…' }. */
+  env?: Record<string, string>
+  clock?: Clock
+  /** Reuse a database (directory or schema) of an earlier app, to test restarts. */
+  reuse?: { dir: string; schema: string | null }
+}
+
+export interface TestAppHandle extends TestApp {
+  schema: string | null
+}
+
+async function createSchema(): Promise<string> {
+  const schema = `t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+  const client = new pg.Client({ connectionString: POSTGRES_DSN! })
+  await client.connect()
+  await client.query(`create schema ${schema}`)
+  await client.end()
+  return schema
+}
+
+export async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_DSN! })
+  await client.connect()
+  await client.query(`drop schema if exists ${schema} cascade`)
+  await client.end()
+}
+
+function dsnWithSchema(schema: string): string {
+  const url = new URL(POSTGRES_DSN!)
+  url.searchParams.set('options', `-c search_path=${schema}`)
+  return url.toString()
+}
+
+export async function startTestApp(
+  t: TestContext | null,
+  options: TestAppOptions = {},
+): Promise<TestAppHandle> {
+  const dir = options.reuse?.dir ?? mkdtempSync(join(tmpdir(), 'coffer-test-'))
+  const schema = options.reuse ? options.reuse.schema : POSTGRES_DSN ? await createSchema() : null
+  const env: Record<string, string> = {
+    SERVICE_SERVER_ADDR: '127.0.0.1:0',
+    SERVICE_DATA_DIR: join(dir, 'data'),
+    SERVICE_DATABASE_PATH: join(dir, 'coffer.db'),
+    SERVICE_LOG_LEVEL: 'info',
+    SERVICE_LOG_FORMAT: 'json',
+    SERVICE_SYNC_INTERVAL: '0',
+    ...(schema
+      ? { SERVICE_DATABASE_DRIVER: 'postgres', SERVICE_DATABASE_DSN: dsnWithSchema(schema) }
+      : {}),
+    ...options.env,
+  }
+  const { config } = loadConfig({ file: null, env })
+  const logs: string[] = []
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      logs.push(...chunk.toString('utf8').split('\n').filter(Boolean))
+      cb()
+    },
+  })
+  const logger = createLogger({ level: config.log.level, format: 'json', destination: sink })
+  const app = await startApp({ config, logger, ...(options.clock ? { clock: options.clock } : {}) })
+  let stopped = false
+  const handle: TestAppHandle = {
+    ...app,
+    dir,
+    schema,
+    logs,
+    async request(method, path, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers }
+      let body: string | undefined
+      if (opts.rawBody !== undefined) body = opts.rawBody
+      else if (opts.body !== undefined) body = JSON.stringify(opts.body)
+      if (
+        body !== undefined &&
+        !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')
+      ) {
+        headers['content-type'] = 'application/json'
+      }
+      if (opts.token) headers.authorization = `Bearer ${opts.token}`
+      const res = await fetch(app.url + path, { method, headers, body })
+      const text = await res.text()
+      let parsed: unknown = undefined
+      if (text && (res.headers.get('content-type') ?? '').includes('json'))
+        parsed = JSON.parse(text)
+      return { status: res.status, headers: res.headers, text, body: parsed }
+    },
+    async stop() {
+      if (stopped) return
+      stopped = true
+      await app.close()
+    },
+  }
+  t?.after(async () => {
+    await handle.stop()
+    if (!options.reuse) {
+      if (schema) await dropSchema(schema)
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+  return handle
+}
