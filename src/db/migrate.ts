@@ -1,7 +1,7 @@
 // Runs the ordered list of migrations (add new ones at the end, never edit an
 // applied one). One list serves both engines; a migration branches on `dialect`
 // where SQLite and PostgreSQL differ.
-import { Migrator, type Kysely, type Migration, type MigrationResult } from 'kysely'
+import { Migrator, sql, type Kysely, type Migration, type MigrationResult } from 'kysely'
 import type { DialectName, Db } from './connect.js'
 import * as m0001 from './migrations/0001-ledger.js'
 
@@ -17,8 +17,17 @@ const MIGRATIONS: ReadonlyArray<[string, MigrationModule]> = [['0001-ledger', m0
 
 export async function migrateToLatest(db: Db): Promise<MigrationResult[]> {
   const ctx: MigrationContext = { dialect: db.dialect }
+  // Kysely looks for its own tables in every schema; pin them to the schema the
+  // connection writes to (search_path), or a kysely_migration table in another
+  // schema of the same database makes it skip creating ours and then fail.
+  const schema =
+    db.dialect === 'postgres'
+      ? ((await sql<{ s: string | null }>`select current_schema() as s`.execute(db.kysely)).rows[0]
+          ?.s ?? undefined)
+      : undefined
   const migrator = new Migrator({
     db: db.kysely,
+    ...(schema ? { migrationTableSchema: schema } : {}),
     provider: {
       getMigrations: async () => {
         const out: Record<string, Migration> = {}
@@ -30,6 +39,9 @@ export async function migrateToLatest(db: Db): Promise<MigrationResult[]> {
     },
   })
   const { error, results } = await migrator.migrateToLatest()
-  if (error) throw new Error('db: migration failed', { cause: error })
+  if (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new Error(`db: migration failed: ${reason}`, { cause: error })
+  }
   return results ?? []
 }

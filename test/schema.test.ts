@@ -1,0 +1,111 @@
+// One migration list serves both engines: after migrating, SQLite and PostgreSQL
+// must end with the same tables, columns and named indexes.
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import SqliteDatabase from 'better-sqlite3'
+import pg from 'pg'
+import { openDatabase } from '../src/db/connect.js'
+import { migrateToLatest } from '../src/db/migrate.js'
+import { POSTGRES_DSN, dropSchema } from './helpers/app.js'
+
+interface Shape {
+  columns: string[]
+  indexes: string[]
+}
+
+const IGNORED_TABLES = new Set(['kysely_migration', 'kysely_migration_lock', 'sqlite_sequence'])
+
+function sqliteShape(path: string): Shape {
+  const db = new SqliteDatabase(path, { readonly: true })
+  try {
+    const tables = (
+      db.prepare(`select name from sqlite_master where type = 'table'`).all() as Array<{
+        name: string
+      }>
+    )
+      .map((t) => t.name)
+      .filter((name) => !IGNORED_TABLES.has(name) && !name.startsWith('sqlite_'))
+    const columns = tables.flatMap((table) =>
+      (db.prepare(`pragma table_info(${table})`).all() as Array<{ name: string }>).map(
+        (c) => `${table}.${c.name}`,
+      ),
+    )
+    const indexes = (
+      db
+        .prepare(
+          `select name from sqlite_master where type = 'index' and name not like 'sqlite_autoindex%'`,
+        )
+        .all() as Array<{
+        name: string
+      }>
+    ).map((i) => i.name)
+    return { columns: columns.sort(), indexes: indexes.sort() }
+  } finally {
+    db.close()
+  }
+}
+
+async function postgresShape(schema: string): Promise<Shape> {
+  const client = new pg.Client({ connectionString: POSTGRES_DSN! })
+  await client.connect()
+  try {
+    const columns = await client.query<{ t: string; c: string }>(
+      `select table_name as t, column_name as c from information_schema.columns where table_schema = $1`,
+      [schema],
+    )
+    // Primary keys and UNIQUE constraints get engine-specific names; compare the named indexes.
+    const indexes = await client.query<{ n: string }>(
+      `select c.relname as n
+         from pg_index x
+         join pg_class c on c.oid = x.indexrelid
+         join pg_namespace ns on ns.oid = c.relnamespace
+        where ns.nspname = $1
+          and not exists (select 1 from pg_constraint k where k.conindid = x.indexrelid)`,
+      [schema],
+    )
+    return {
+      columns: columns.rows
+        .filter((r) => !IGNORED_TABLES.has(r.t))
+        .map((r) => `${r.t}.${r.c}`)
+        .sort(),
+      indexes: indexes.rows.map((r) => r.n).sort(),
+    }
+  } finally {
+    await client.end()
+  }
+}
+
+test(
+  'SQLite and PostgreSQL end with the same schema',
+  { skip: !POSTGRES_DSN && 'COFFER_TEST_POSTGRES_DSN not set' },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'coffer-schema-'))
+    const schema = `schema_${Date.now().toString(36)}`
+    const admin = new pg.Client({ connectionString: POSTGRES_DSN! })
+    await admin.connect()
+    await admin.query(`create schema ${schema}`)
+    await admin.end()
+    try {
+      const lite = openDatabase({ driver: 'sqlite', path: join(dir, 'c.db'), dsn: null })
+      await migrateToLatest(lite)
+      await lite.close()
+      const url = new URL(POSTGRES_DSN!)
+      url.searchParams.set('options', `-c search_path=${schema}`)
+      const pgDb = openDatabase({ driver: 'postgres', path: '', dsn: url.toString() })
+      await migrateToLatest(pgDb)
+      await pgDb.close()
+
+      const sqlite = sqliteShape(join(dir, 'c.db'))
+      const postgres = await postgresShape(schema)
+      assert.ok(sqlite.columns.length > 20)
+      assert.deepEqual(postgres.columns, sqlite.columns)
+      assert.deepEqual(postgres.indexes, sqlite.indexes)
+    } finally {
+      await dropSchema(schema)
+      rmSync(dir, { recursive: true, force: true })
+    }
+  },
+)
