@@ -40,7 +40,7 @@ export async function migrateToLatest(db: Db): Promise<MigrationResult[]> {
   })
   const { error, results } = await migrator.migrateToLatest()
   if (error) {
-    const reason = error instanceof Error ? error.message : String(error)
+    const reason = error instanceof Error ? error.message : 'unknown error'
     throw new Error(`db: migration failed: ${reason}`, { cause: error })
   }
   return results ?? []
