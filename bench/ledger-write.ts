@@ -41,7 +41,7 @@ async function mutationPath(): Promise<number> {
 
 async function rawInserts(): Promise<number> {
   const db = await freshSqlite('raw')
-  await db.ctx.db.close() // keep only the schema; write with a bare driver handle
+  await db.ctx.close() // keep only the schema; write with a bare driver handle
   const sqlite = new SqliteDatabase(db.path)
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')

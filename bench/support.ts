@@ -22,7 +22,11 @@ export async function freshSqlite(label: string): Promise<BenchDb> {
   const path = join(dir, 'coffer.db')
   const { config } = loadConfig({
     file: null,
-    env: { SERVICE_DATABASE_PATH: path, SERVICE_DATA_DIR: join(dir, 'data'), SERVICE_LOG_LEVEL: 'error' },
+    env: {
+      SERVICE_DATABASE_PATH: path,
+      SERVICE_DATA_DIR: join(dir, 'data'),
+      SERVICE_LOG_LEVEL: 'error',
+    },
   })
   const quiet = new Writable({ write: (_c, _e, cb) => cb() })
   const ctx = await openServiceContext(config, {
@@ -33,7 +37,7 @@ export async function freshSqlite(label: string): Promise<BenchDb> {
     path,
     ctx,
     async dispose() {
-      await ctx.db.close()
+      await ctx.close()
       rmSync(dir, { recursive: true, force: true })
     },
   }
@@ -58,6 +62,8 @@ export function report(
   const ratio = baseline.perSecond / figure.perSecond
   console.log(`\n## ${name}`)
   console.log(`  ${figure.label.padEnd(44)} ${String(figure.perSecond).padStart(9)} rows/s`)
-  console.log(`  ${baseline.label.padEnd(44)} ${String(baseline.perSecond).padStart(9)} rows/s  (baseline, same run)`)
+  console.log(
+    `  ${baseline.label.padEnd(44)} ${String(baseline.perSecond).padStart(9)} rows/s  (baseline, same run)`,
+  )
   console.log(`  baseline / figure = ${ratio.toFixed(2)}×${target ? `   target: ${target}` : ''}`)
 }

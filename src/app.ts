@@ -8,6 +8,7 @@ import type { ServiceContext } from './context.js'
 import { openDatabase } from './db/connect.js'
 import { migrateToLatest } from './db/migrate.js'
 import { EventBus } from './events/bus.js'
+import { InlinePublisher, PostgresLogTail } from './events/publisher.js'
 import { buildHttpServer } from './http/server.js'
 import type { App } from './http/types.js'
 import { Ledger } from './ledger/mutate.js'
@@ -52,14 +53,32 @@ export async function openServiceContext(
   }
   const bus = new EventBus(() => metrics.eventsDropped.inc())
   const clock = options.clock ?? systemClock
-  const ledger = new Ledger({
+  const onPublish = (count: number) => metrics.eventsPublished.inc(count)
+  const publisher =
+    db.dialect === 'postgres'
+      ? new PostgresLogTail(db, config.database.dsn!, bus, log, onPublish)
+      : new InlinePublisher(bus, onPublish)
+  try {
+    await publisher.start()
+  } catch (error) {
+    await db.close()
+    throw error
+  }
+  const ledger = new Ledger({ db, publisher, clock, eventsEnabled: () => config.events.enabled })
+  return {
+    config,
     db,
     bus,
+    ledger,
     clock,
-    eventsEnabled: () => config.events.enabled,
-    onPublish: (count) => metrics.eventsPublished.inc(count),
-  })
-  return { config, db, bus, ledger, clock, log, metrics }
+    log,
+    metrics,
+    async close() {
+      await publisher.stop()
+      bus.closeAll()
+      await db.close()
+    },
+  }
 }
 
 export async function startApp(options: StartOptions): Promise<RunningApp> {
@@ -100,12 +119,11 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
         if (closed) return
         closed = true
         await app.close()
-        ctx.bus.closeAll()
-        await ctx.db.close()
+        await ctx.close()
       },
     }
   } catch (error) {
-    await ctx.db.close()
+    await ctx.close()
     throw error
   }
 }

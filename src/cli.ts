@@ -66,7 +66,7 @@ async function serve(loaded: LoadResult): Promise<void> {
 async function migrate(loaded: LoadResult): Promise<void> {
   const logger = createLogger({ level: loaded.config.log.level, format: loaded.config.log.format })
   const ctx = await openServiceContext(loaded.config, { logger })
-  await ctx.db.close()
+  await ctx.close()
   logger.info(`database is up to date (${loaded.config.database.driver})`)
 }
 

@@ -17,4 +17,6 @@ export interface ServiceContext {
   clock: Clock
   log: Logger
   metrics: Metrics
+  /** Stops event publishing and closes the database. */
+  close(): Promise<void>
 }

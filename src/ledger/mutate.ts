@@ -5,7 +5,7 @@
 import { sql, type Transaction } from 'kysely'
 import type { Db } from '../db/connect.js'
 import type { Database } from '../db/schema.js'
-import type { EventBus } from '../events/bus.js'
+import type { EventPublisher } from '../events/publisher.js'
 import { appendEvents } from '../events/store.js'
 import type { EventEnvelope, NewEvent } from '../events/types.js'
 import { isoNow, type Clock } from './time.js'
@@ -19,10 +19,9 @@ export interface UnitOfWork {
 
 export interface LedgerDeps {
   db: Db
-  bus: EventBus
+  publisher: EventPublisher
   clock: Clock
   eventsEnabled: () => boolean
-  onPublish?: (count: number) => void
 }
 
 // Any constant works; it only has to be the same in every Coffer process.
@@ -42,15 +41,15 @@ class AsyncLock {
 }
 
 export class Ledger {
-  // Appending events, committing and publishing happen under this lock so that
-  // the bus sees events in sequence order (a follower dedupes by sequence and
-  // would otherwise skip a lower sequence published late).
+  // With an inline publisher, appending events, committing and publishing happen
+  // under this lock so that the bus sees events in sequence order (a follower
+  // dedupes by sequence and would otherwise skip a lower sequence published late).
   private readonly appendLock = new AsyncLock()
 
   constructor(private readonly deps: LedgerDeps) {}
 
   async mutate<T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
-    const { db, bus, clock } = this.deps
+    const { db, publisher, clock } = this.deps
     const pending: NewEvent[] = []
     let committed: EventEnvelope[] = []
     let release: (() => void) | null = null
@@ -59,7 +58,7 @@ export class Ledger {
       const result = await db.kysely.transaction().execute(async (trx) => {
         const value = await work({ trx, now, emit: (event) => pending.push(event) })
         if (pending.length > 0 && this.deps.eventsEnabled()) {
-          release = await this.appendLock.acquire()
+          if (publisher.publishesInline) release = await this.appendLock.acquire()
           // On PostgreSQL, concurrent transactions (from several processes too)
           // could commit out of sequence order; serialise the appends so that a
           // reader paging `after N` never skips a sequence that commits later.
@@ -67,13 +66,11 @@ export class Ledger {
             await sql`select pg_advisory_xact_lock(${EVENT_APPEND_LOCK_KEY})`.execute(trx)
           }
           committed = await appendEvents(trx, pending, now)
+          await publisher.afterAppend(trx)
         }
         return value
       })
-      if (committed.length > 0) {
-        bus.publish(committed)
-        this.deps.onPublish?.(committed.length)
-      }
+      if (committed.length > 0) publisher.committed(committed)
       return result
     } finally {
       ;(release as (() => void) | null)?.()
