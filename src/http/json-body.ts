@@ -7,6 +7,11 @@ import secureJson from 'secure-json-parse'
 
 export class JsonBodyError extends SyntaxError {}
 
+/** Valid JSON, but a number in it cannot be kept exactly. */
+export class InexactNumberError extends Error {
+  readonly statusCode = 400
+}
+
 export function parseJsonBody(text: string): unknown {
   if (text.trim() === '') return undefined
   let value: unknown
@@ -17,7 +22,7 @@ export function parseJsonBody(text: string): unknown {
   }
   const inexact = findInexactNumber(text)
   if (inexact !== null) {
-    throw new JsonBodyError(
+    throw new InexactNumberError(
       `the number ${inexact.length > 40 ? inexact.slice(0, 40) + '…' : inexact} cannot be kept exactly; send it as a string`,
     )
   }
@@ -44,8 +49,9 @@ export function findInexactNumber(text: string): string | null {
       if (!match) continue
       const token = match[0]
       i += token.length - 1
-      // Up to 15 significant digits and no exponent always survive a double.
-      if (token.length <= 16 && !/[eE]/.test(token)) continue
+      // Up to 15 digits and no exponent always survive a double (16 digits,
+      // as in 9007199254740993, may not).
+      if (token.replace(/[-.]/g, '').length <= 15 && !/[eE]/.test(token)) continue
       if (!sameDecimal(token, String(Number(token)))) return token
     }
   }

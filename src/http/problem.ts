@@ -5,6 +5,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES } from 'node:http'
 import { ServiceError, type FieldError } from '../errors.js'
+import { InexactNumberError } from './json-body.js'
 
 export interface ProblemBody {
   type: string
@@ -94,6 +95,7 @@ export function toProblem(error: unknown, request: FastifyRequest): ProblemBody 
     default:
       break
   }
+  if (error instanceof InexactNumberError) return problem(400, error.message)
   if (error instanceof SyntaxError || fe.code === 'FST_ERR_BAD_JSON') {
     return problem(
       400,

@@ -42,9 +42,27 @@ export function requireCurrency(field: string, input: string): string {
   return input.toUpperCase()
 }
 
+// A name is one line: no control characters at all. Free text (description,
+// payee, memo) may keep tabs and line breaks, but no other control character.
+// eslint-disable-next-line no-control-regex
+const NAME_CONTROL_CHARS = /[\u0000-\u001f\u007f]/
+// eslint-disable-next-line no-control-regex
+const TEXT_CONTROL_CHARS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/
+
 export function requireName(field: string, input: string): string {
   const name = input.trim()
   if (name.length === 0) throw Invalid.field(field, 'must not be blank')
   if (name.length > NAME_MAX) throw Invalid.field(field, `must be at most ${NAME_MAX} characters`)
+  if (NAME_CONTROL_CHARS.test(name))
+    throw Invalid.field(field, 'must not contain control characters')
   return name
+}
+
+/** Free text: at most `max` characters, no control characters but tab, LF and CR. */
+export function requireText(field: string, input: string, max: number): string {
+  if (input.length > max) throw Invalid.field(field, `must be at most ${max} characters`)
+  if (TEXT_CONTROL_CHARS.test(input)) {
+    throw Invalid.field(field, 'must not contain control characters (tab and line breaks are fine)')
+  }
+  return input
 }

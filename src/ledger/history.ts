@@ -2,7 +2,7 @@
 // after the change and a per-field diff. Versions outlive a deleted transaction.
 import type { DbExecutor } from '../db/schema.js'
 import { NotFound } from '../errors.js'
-import type { JsonValue, TransactionJson } from './json.js'
+import { canonicalJson, type JsonValue, type TransactionJson } from './json.js'
 import type { UnitOfWork } from './mutate.js'
 
 export type VersionKind = 'imported' | 'synced' | 'labeled' | 'edited' | 'extended' | 'deleted'
@@ -44,7 +44,8 @@ export function diffExtensions(
   before: Record<string, JsonValue>,
   after: Record<string, JsonValue>,
 ): Diff {
-  return diffMaps('extensions', before, after, (a, b) => JSON.stringify(a) === JSON.stringify(b))
+  // Key order inside an object value is not a change.
+  return diffMaps('extensions', before, after, (a, b) => canonicalJson(a) === canonicalJson(b))
 }
 
 function diffMaps<V extends JsonValue>(

@@ -71,3 +71,11 @@ export function toTransactionJson(
     synced_at: row.synced_at,
   }
 }
+
+/** JSON text with object keys sorted at every level: equal values give equal text. */
+export function canonicalJson(value: JsonValue): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value)
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  const keys = Object.keys(value).sort()
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k]!)}`).join(',')}}`
+}

@@ -7,7 +7,7 @@ import type { DbExecutor } from '../db/schema.js'
 import { Conflict, Invalid, NotFound } from '../errors.js'
 import { resolvePage, type PageInput } from '../page.js'
 import { findAccountRow } from './accounts.js'
-import { requireAmount, requireDate, TEXT_FIELD_MAX } from './fields.js'
+import { requireAmount, requireDate, requireText, TEXT_FIELD_MAX } from './fields.js'
 import { appendVersions, diffCore } from './history.js'
 import { toTransactionJson, type TransactionJson } from './json.js'
 import type { UnitOfWork } from './mutate.js'
@@ -67,9 +67,7 @@ export interface CreateTransactionInput {
 
 function optionalText(field: string, value: string | null | undefined): string | null {
   if (value === undefined || value === null) return null
-  if (value.length > TEXT_FIELD_MAX)
-    throw Invalid.field(field, `must be at most ${TEXT_FIELD_MAX} characters`)
-  return value
+  return requireText(field, value, TEXT_FIELD_MAX)
 }
 
 async function requireAccountForTransaction(db: DbExecutor, accountId: string): Promise<void> {

@@ -4,14 +4,17 @@ import { sql, type Kysely } from 'kysely'
 import type { MigrationContext } from '../migrate.js'
 
 export async function up(db: Kysely<unknown>, { dialect }: MigrationContext): Promise<void> {
+  // Text compares byte-wise on both engines (SQLite's BINARY is PostgreSQL's "C"),
+  // so that every ordering, and so every page, is the same whatever the server locale.
+  const text = dialect === 'postgres' ? sql`text collate "C"` : sql`text`
   await db.schema
     .createTable('organizations')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('name', 'text', (c) => c.notNull())
-    .addColumn('domain', 'text')
-    .addColumn('source', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'text', (c) => c.notNull())
-    .addColumn('updated_at', 'text', (c) => c.notNull())
+    .addColumn('id', text, (c) => c.primaryKey())
+    .addColumn('name', text, (c) => c.notNull())
+    .addColumn('domain', text)
+    .addColumn('source', text, (c) => c.notNull())
+    .addColumn('created_at', text, (c) => c.notNull())
+    .addColumn('updated_at', text, (c) => c.notNull())
     .execute()
   await db.schema
     .createIndex('organizations_name')
@@ -21,15 +24,15 @@ export async function up(db: Kysely<unknown>, { dialect }: MigrationContext): Pr
 
   await db.schema
     .createTable('accounts')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('org_id', 'text', (c) => c.notNull())
-    .addColumn('name', 'text', (c) => c.notNull())
-    .addColumn('currency', 'text', (c) => c.notNull())
-    .addColumn('balance', 'text', (c) => c.notNull())
-    .addColumn('source', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'text', (c) => c.notNull())
-    .addColumn('updated_at', 'text', (c) => c.notNull())
-    .addColumn('synced_at', 'text')
+    .addColumn('id', text, (c) => c.primaryKey())
+    .addColumn('org_id', text, (c) => c.notNull())
+    .addColumn('name', text, (c) => c.notNull())
+    .addColumn('currency', text, (c) => c.notNull())
+    .addColumn('balance', text, (c) => c.notNull())
+    .addColumn('source', text, (c) => c.notNull())
+    .addColumn('created_at', text, (c) => c.notNull())
+    .addColumn('updated_at', text, (c) => c.notNull())
+    .addColumn('synced_at', text)
     .execute()
   await db.schema.createIndex('accounts_name').on('accounts').columns(['name', 'id']).execute()
   await db.schema
@@ -40,18 +43,18 @@ export async function up(db: Kysely<unknown>, { dialect }: MigrationContext): Pr
 
   await db.schema
     .createTable('transactions')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('account_id', 'text', (c) => c.notNull())
-    .addColumn('amount', 'text', (c) => c.notNull())
-    .addColumn('date', 'text', (c) => c.notNull())
-    .addColumn('description', 'text')
-    .addColumn('payee', 'text')
-    .addColumn('memo', 'text')
+    .addColumn('id', text, (c) => c.primaryKey())
+    .addColumn('account_id', text, (c) => c.notNull())
+    .addColumn('amount', text, (c) => c.notNull())
+    .addColumn('date', text, (c) => c.notNull())
+    .addColumn('description', text)
+    .addColumn('payee', text)
+    .addColumn('memo', text)
     .addColumn('pending', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('source', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'text', (c) => c.notNull())
-    .addColumn('updated_at', 'text', (c) => c.notNull())
-    .addColumn('synced_at', 'text')
+    .addColumn('source', text, (c) => c.notNull())
+    .addColumn('created_at', text, (c) => c.notNull())
+    .addColumn('updated_at', text, (c) => c.notNull())
+    .addColumn('synced_at', text)
     .execute()
   // Newest-first pages over the whole ledger and over one account.
   await db.schema
@@ -67,9 +70,9 @@ export async function up(db: Kysely<unknown>, { dialect }: MigrationContext): Pr
 
   await db.schema
     .createTable('transaction_labels')
-    .addColumn('transaction_id', 'text', (c) => c.notNull())
-    .addColumn('key', 'text', (c) => c.notNull())
-    .addColumn('value', 'text', (c) => c.notNull())
+    .addColumn('transaction_id', text, (c) => c.notNull())
+    .addColumn('key', text, (c) => c.notNull())
+    .addColumn('value', text, (c) => c.notNull())
     .addPrimaryKeyConstraint('transaction_labels_pk', ['transaction_id', 'key'])
     .execute()
   // Label filters and the label vocabulary with per-pair counts.
@@ -81,9 +84,9 @@ export async function up(db: Kysely<unknown>, { dialect }: MigrationContext): Pr
 
   await db.schema
     .createTable('transaction_extensions')
-    .addColumn('transaction_id', 'text', (c) => c.notNull())
-    .addColumn('key', 'text', (c) => c.notNull())
-    .addColumn('value', 'text', (c) => c.notNull())
+    .addColumn('transaction_id', text, (c) => c.notNull())
+    .addColumn('key', text, (c) => c.notNull())
+    .addColumn('value', text, (c) => c.notNull())
     .addPrimaryKeyConstraint('transaction_extensions_pk', ['transaction_id', 'key'])
     .execute()
   await db.schema
@@ -94,10 +97,10 @@ export async function up(db: Kysely<unknown>, { dialect }: MigrationContext): Pr
 
   await db.schema
     .createTable('relationships')
-    .addColumn('transaction_id', 'text', (c) => c.notNull())
-    .addColumn('kind', 'text', (c) => c.notNull())
-    .addColumn('target_id', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('transaction_id', text, (c) => c.notNull())
+    .addColumn('kind', text, (c) => c.notNull())
+    .addColumn('target_id', text, (c) => c.notNull())
+    .addColumn('created_at', text, (c) => c.notNull())
     .addPrimaryKeyConstraint('relationships_pk', ['transaction_id', 'kind', 'target_id'])
     .execute()
   // Derived inbound edges and the kind vocabulary.
@@ -110,12 +113,12 @@ export async function up(db: Kysely<unknown>, { dialect }: MigrationContext): Pr
 
   await db.schema
     .createTable('transaction_versions')
-    .addColumn('transaction_id', 'text', (c) => c.notNull())
+    .addColumn('transaction_id', text, (c) => c.notNull())
     .addColumn('version', 'integer', (c) => c.notNull())
-    .addColumn('kind', 'text', (c) => c.notNull())
-    .addColumn('occurred_at', 'text', (c) => c.notNull())
-    .addColumn('snapshot', 'text', (c) => c.notNull())
-    .addColumn('diff', 'text', (c) => c.notNull())
+    .addColumn('kind', text, (c) => c.notNull())
+    .addColumn('occurred_at', text, (c) => c.notNull())
+    .addColumn('snapshot', text, (c) => c.notNull())
+    .addColumn('diff', text, (c) => c.notNull())
     .addPrimaryKeyConstraint('transaction_versions_pk', ['transaction_id', 'version'])
     .execute()
 
@@ -126,12 +129,12 @@ export async function up(db: Kysely<unknown>, { dialect }: MigrationContext): Pr
         ? t.addColumn('sequence', 'integer', (c) => c.primaryKey().autoIncrement())
         : t.addColumn('sequence', 'bigserial', (c) => c.primaryKey()),
     )
-    .addColumn('event_id', 'text', (c) => c.notNull().unique())
-    .addColumn('type', 'text', (c) => c.notNull())
-    .addColumn('entity_type', 'text', (c) => c.notNull())
-    .addColumn('entity_id', 'text', (c) => c.notNull())
-    .addColumn('occurred_at', 'text', (c) => c.notNull())
-    .addColumn('data', 'text', (c) => c.notNull())
+    .addColumn('event_id', text, (c) => c.notNull().unique())
+    .addColumn('type', text, (c) => c.notNull())
+    .addColumn('entity_type', text, (c) => c.notNull())
+    .addColumn('entity_id', text, (c) => c.notNull())
+    .addColumn('occurred_at', text, (c) => c.notNull())
+    .addColumn('data', text, (c) => c.notNull())
     .execute()
   // Filtered event pages: `?type=`, `?entity_type=`, `?entity_id=` after a sequence.
   await db.schema.createIndex('events_type').on('events').columns(['type', 'sequence']).execute()
@@ -149,13 +152,13 @@ export async function up(db: Kysely<unknown>, { dialect }: MigrationContext): Pr
 
   await db.schema
     .createTable('api_keys')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('name', 'text', (c) => c.notNull())
-    .addColumn('prefix', 'text', (c) => c.notNull())
-    .addColumn('scope', 'text', (c) => c.notNull())
-    .addColumn('key_hash', 'text', (c) => c.notNull().unique())
-    .addColumn('created_at', 'text', (c) => c.notNull())
-    .addColumn('last_used_at', 'text')
+    .addColumn('id', text, (c) => c.primaryKey())
+    .addColumn('name', text, (c) => c.notNull())
+    .addColumn('prefix', text, (c) => c.notNull())
+    .addColumn('scope', text, (c) => c.notNull())
+    .addColumn('key_hash', text, (c) => c.notNull().unique())
+    .addColumn('created_at', text, (c) => c.notNull())
+    .addColumn('last_used_at', text)
     .execute()
   await db.schema
     .createIndex('api_keys_created')
@@ -165,9 +168,9 @@ export async function up(db: Kysely<unknown>, { dialect }: MigrationContext): Pr
 
   await db.schema
     .createTable('stored_tokens')
-    .addColumn('name', 'text', (c) => c.primaryKey())
-    .addColumn('token_hash', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('name', text, (c) => c.primaryKey())
+    .addColumn('token_hash', text, (c) => c.notNull())
+    .addColumn('created_at', text, (c) => c.notNull())
     .execute()
 
   // Keep the query planner's statistics fresh on SQLite from the start.

@@ -1,0 +1,200 @@
+// Shared steps of the ledger integration tests: a clock the test moves, HTTP
+// shortcuts that assert their status, the internal ingest path the sync engine
+// uses (for synced rows), and readers of the event log and history.
+import assert from 'node:assert/strict'
+import { ingestBatchInUnit, type IngestBatch, type IngestCounts } from '../../src/ledger/ingest.js'
+import type { Clock } from '../../src/ledger/time.js'
+import type { TestAppHandle } from './app.js'
+
+/** The fixed instant most tests run at. */
+export const T0 = '2024-05-01T12:00:00Z'
+
+/** A fixed clock that a test may move forward, so versions get distinct times. */
+export class StepClock implements Clock {
+  private current: number
+
+  constructor(start: string = T0) {
+    this.current = Date.parse(start)
+  }
+
+  now(): Date {
+    return new Date(this.current)
+  }
+
+  /** Moves the clock forward and returns the new time as the API prints it. */
+  advance(seconds: number): string {
+    this.current += seconds * 1000
+    return this.iso()
+  }
+
+  iso(): string {
+    return new Date(this.current).toISOString().slice(0, 19) + 'Z'
+  }
+}
+
+/** Sends a request and asserts its status; returns the parsed body. */
+export async function expectStatus(
+  app: TestAppHandle,
+  method: string,
+  path: string,
+  status: number,
+  body?: unknown,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<any> {
+  const res = await app.request(method, path, body === undefined ? {} : { body })
+  assert.equal(res.status, status, `${method} ${path}: ${res.text}`)
+  return res.body
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function createAccount(app: TestAppHandle, body: object): Promise<any> {
+  return expectStatus(app, 'POST', '/api/v1/accounts', 201, body)
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function createTransaction(app: TestAppHandle, body: object): Promise<any> {
+  return expectStatus(app, 'POST', '/api/v1/transactions', 201, body)
+}
+
+/** Inserts or re-syncs rows through the path the sync engine uses. */
+export async function ingest(app: TestAppHandle, batch: IngestBatch): Promise<IngestCounts> {
+  return app.ctx.ledger.mutate((uow) => ingestBatchInUnit(uow, batch))
+}
+
+/** The organization, account and transactions of a small CSV folder. */
+export function csvBatch(transactions: IngestBatch['transactions'] = []): IngestBatch {
+  return {
+    source: 'csv',
+    organizations: [{ id: 'csv:bank', name: 'Bank' }],
+    accounts: [
+      {
+        id: 'csv:checking',
+        org_id: 'csv:bank',
+        name: 'Checking',
+        currency: 'USD',
+        balance: '250.00',
+      },
+    ],
+    transactions,
+  }
+}
+
+export interface EventEnvelope {
+  sequence: number
+  event_id: string
+  type: string
+  entity_type: string
+  entity_id: string
+  occurred_at: string
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  data: any
+}
+
+/** The sequence of the newest event, or 0 on an empty log. */
+export async function headSequence(app: TestAppHandle): Promise<number> {
+  const page = await expectStatus(app, 'GET', '/api/v1/events?newest=1', 200)
+  return page.events.length === 0 ? 0 : (page.events[0] as EventEnvelope).sequence
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** Every event after `after`, following `next` across pages; checks the envelope. */
+export async function eventsAfter(app: TestAppHandle, after: number): Promise<EventEnvelope[]> {
+  const out: EventEnvelope[] = []
+  let cursor = after
+  for (;;) {
+    const page = await expectStatus(app, 'GET', `/api/v1/events?after=${cursor}&limit=1000`, 200)
+    const events = page.events as EventEnvelope[]
+    if (events.length === 0) {
+      assert.equal(page.next, cursor)
+      return out
+    }
+    for (const event of events) {
+      assert.ok(event.sequence > cursor, `sequence ${event.sequence} after ${cursor}`)
+      assert.match(event.event_id, UUID)
+      cursor = event.sequence
+      out.push(event)
+    }
+    assert.equal(page.next, cursor)
+  }
+}
+
+/** An event without its log position, for comparing whole answers. */
+export interface EventBody {
+  type: string
+  entity_type: string
+  entity_id: string
+  occurred_at: string
+  data: unknown
+}
+
+/** Events after `after`, reduced to what a test can predict (no sequence, no uuid). */
+export async function eventBodiesAfter(app: TestAppHandle, after: number): Promise<EventBody[]> {
+  return (await eventsAfter(app, after)).map(
+    ({ type, entity_type, entity_id, occurred_at, data }) => ({
+      type,
+      entity_type,
+      entity_id,
+      occurred_at,
+      data,
+    }),
+  )
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function history(app: TestAppHandle, id: string): Promise<any[]> {
+  const body = await expectStatus(
+    app,
+    'GET',
+    `/api/v1/transactions/${encodeURIComponent(id)}/history`,
+    200,
+  )
+  assert.equal(body.transaction_id, id)
+  return body.versions
+}
+
+/** Runs `action` and asserts that it wrote no event. */
+export async function expectNoEvents(
+  app: TestAppHandle,
+  action: () => Promise<unknown>,
+): Promise<void> {
+  const before = await headSequence(app)
+  await action()
+  assert.deepEqual(await eventBodiesAfter(app, before), [])
+}
+
+/** The RFC 9457 body of a failed request (CONTRACT 3). */
+export function problem(status: number, detail: string, errors?: object[]): object {
+  const titles: Record<number, string> = {
+    400: 'Bad Request',
+    404: 'Not Found',
+    409: 'Conflict',
+  }
+  return {
+    type: 'about:blank',
+    title: titles[status] ?? String(status),
+    status,
+    detail,
+    ...(errors ? { errors } : {}),
+  }
+}
+
+/** Sends a request expected to fail validation and returns its problem body. */
+export async function expectProblem(
+  app: TestAppHandle,
+  method: string,
+  path: string,
+  status: number,
+  body?: unknown,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<any> {
+  const res = await app.request(method, path, body === undefined ? {} : { body })
+  assert.equal(res.status, status, `${method} ${path}: ${res.text}`)
+  assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/)
+  return res.body
+}
+
+/** The fields a 400 problem names, sorted. */
+export function problemFields(body: { errors?: Array<{ field: string }> }): string[] {
+  return (body.errors ?? []).map((e) => e.field).sort()
+}
