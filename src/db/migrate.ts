@@ -1,11 +1,9 @@
 // Runs the ordered list of migrations (add new ones at the end, never edit an
 // applied one). One list serves both engines; a migration branches on `dialect`
 // where SQLite and PostgreSQL differ.
-import { Migrator, sql, type Kysely, type Migration, type MigrationResult } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { DialectName, Db } from './connect.js'
 import * as m0001 from './migrations/0001-ledger.js'
-import * as m0002 from './migrations/0002-webhooks.js'
-import * as m0003 from './migrations/0003-sync.js'
 
 export interface MigrationContext {
   dialect: DialectName
@@ -17,37 +15,70 @@ interface MigrationModule {
 
 const MIGRATIONS: ReadonlyArray<[string, MigrationModule]> = [
   ['0001-ledger', m0001],
-  ['0002-webhooks', m0002],
-  ['0003-sync', m0003],
 ]
 
-export async function migrateToLatest(db: Db): Promise<MigrationResult[]> {
+export interface AppliedMigration {
+  name: string
+  applied: boolean
+}
+
+// Any constant works; it only has to be the same in every Coffer process.
+const MIGRATION_LOCK_KEY = 0x436f666d6967
+
+/**
+ * Applies the pending migrations, all in one database transaction, and records
+ * each in `coffer_migrations`. On PostgreSQL a transaction-level advisory lock
+ * makes processes that start together take turns. (Kysely's Migrator is not used:
+ * it introspects every schema of the database, which races with other schemas
+ * being dropped on a shared server.)
+ */
+export async function migrateToLatest(db: Db): Promise<AppliedMigration[]> {
   const ctx: MigrationContext = { dialect: db.dialect }
-  // Kysely looks for its own tables in every schema; pin them to the schema the
-  // connection writes to (search_path), or a kysely_migration table in another
-  // schema of the same database makes it skip creating ours and then fail.
-  const schema =
-    db.dialect === 'postgres'
-      ? ((await sql<{ s: string | null }>`select current_schema() as s`.execute(db.kysely)).rows[0]
-          ?.s ?? undefined)
-      : undefined
-  const migrator = new Migrator({
-    db: db.kysely,
-    ...(schema ? { migrationTableSchema: schema } : {}),
-    provider: {
-      getMigrations: async () => {
-        const out: Record<string, Migration> = {}
-        for (const [name, module] of MIGRATIONS) {
-          out[name] = { up: (kysely) => module.up(kysely, ctx) }
+  await db.kysely.schema
+    .createTable('coffer_migrations')
+    .ifNotExists()
+    .addColumn('name', 'text', (c) => c.primaryKey())
+    .addColumn('applied_at', 'text', (c) => c.notNull())
+    .execute()
+    .catch(async (error: unknown) => {
+      // Two processes may race on `create table if not exists` on PostgreSQL.
+      if (!(await migrationsTableExists(db))) throw error
+    })
+  try {
+    return await db.kysely.transaction().execute(async (trx) => {
+      if (db.dialect === 'postgres') {
+        await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`.execute(trx)
+      }
+      const done = new Set(
+        (await sql<{ name: string }>`select name from coffer_migrations`.execute(trx)).rows.map(
+          (r) => r.name,
+        ),
+      )
+      const results: AppliedMigration[] = []
+      for (const [name, module] of MIGRATIONS) {
+        if (done.has(name)) {
+          results.push({ name, applied: false })
+          continue
         }
-        return out
-      },
-    },
-  })
-  const { error, results } = await migrator.migrateToLatest()
-  if (error) {
+        await module.up(trx as unknown as Kysely<unknown>, ctx)
+        await sql`insert into coffer_migrations (name, applied_at) values (${name}, ${new Date().toISOString()})`.execute(
+          trx,
+        )
+        results.push({ name, applied: true })
+      }
+      return results
+    })
+  } catch (error) {
     const reason = error instanceof Error ? error.message : 'unknown error'
     throw new Error(`db: migration failed: ${reason}`, { cause: error })
   }
-  return results ?? []
+}
+
+async function migrationsTableExists(db: Db): Promise<boolean> {
+  try {
+    await sql`select 1 from coffer_migrations limit 1`.execute(db.kysely)
+    return true
+  } catch {
+    return false
+  }
 }

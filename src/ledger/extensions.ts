@@ -2,7 +2,8 @@
 // kept with its exact JSON type. User-owned: never touched by a sync.
 import type { ServiceContext } from '../context.js'
 import { Invalid, NotFound } from '../errors.js'
-import { appendVersions, diffExtensions } from './history.js'
+import { diffExtensions } from './history.js'
+import { writeKeyedValuesInUnit, type KeyedValueKind } from './keyed-values.js'
 import type { JsonValue, TransactionJson } from './json.js'
 import type { UnitOfWork } from './mutate.js'
 import { findTransaction } from './snapshots.js'
@@ -41,54 +42,23 @@ export function validateExtensions(input: Record<string, unknown>): Record<strin
   return out
 }
 
-/**
- * Moves one transaction's extensions to `next`: rows, one `extended` version,
- * and an extension.set / extension.removed event per changed key.
- */
-export async function writeExtensionsInUnit(
+const EXTENSIONS: KeyedValueKind<JsonValue> = {
+  field: 'extensions',
+  table: 'transaction_extensions',
+  version: 'extended',
+  applied: 'extension.set',
+  removed: 'extension.removed',
+  diff: diffExtensions,
+  store: (value) => JSON.stringify(value),
+}
+
+/** Moves one transaction's extensions to `next` (rows, an `extended` version, per-key events). */
+export function writeExtensionsInUnit(
   uow: UnitOfWork,
   before: TransactionJson,
   next: Record<string, JsonValue>,
 ): Promise<TransactionJson> {
-  const diff = diffExtensions(before.extensions, next)
-  if (Object.keys(diff).length === 0) return before
-  const sorted = Object.fromEntries(Object.entries(next).sort(([a], [b]) => (a < b ? -1 : 1)))
-  const after: TransactionJson = { ...before, extensions: sorted }
-  const id = before.id
-  for (const field of Object.keys(diff)) {
-    const key = field.slice('extensions.'.length)
-    if (!(key in next)) {
-      await uow.trx
-        .deleteFrom('transaction_extensions')
-        .where('transaction_id', '=', id)
-        .where('key', '=', key)
-        .execute()
-    } else {
-      const value = JSON.stringify(next[key])
-      await uow.trx
-        .insertInto('transaction_extensions')
-        .values({ transaction_id: id, key, value })
-        .onConflict((oc) => oc.columns(['transaction_id', 'key']).doUpdateSet({ value }))
-        .execute()
-    }
-  }
-  await appendVersions(uow, [{ transaction_id: id, kind: 'extended', snapshot: after, diff }])
-  for (const [field, change] of Object.entries(diff)) {
-    const key = field.slice('extensions.'.length)
-    const removed = !(key in next)
-    uow.emit({
-      type: removed ? 'extension.removed' : 'extension.set',
-      entity_type: 'transaction',
-      entity_id: id,
-      data: {
-        ...after,
-        change: removed
-          ? { key, previous: change.from }
-          : { key, value: change.to, previous: change.from },
-      },
-    })
-  }
-  return after
+  return writeKeyedValuesInUnit(uow, EXTENSIONS, before, next)
 }
 
 export async function setTransactionExtensions(

@@ -3,6 +3,7 @@
 import type { ServiceContext } from '../context.js'
 import { Invalid, NotFound } from '../errors.js'
 import { appendVersions, diffLabels } from './history.js'
+import { writeKeyedValuesInUnit, type KeyedValueKind } from './keyed-values.js'
 import type { TransactionJson } from './json.js'
 import type { UnitOfWork } from './mutate.js'
 import { findTransaction } from './snapshots.js'
@@ -47,55 +48,23 @@ export function validateLabels(input: Record<string, string>): Record<string, st
   return out
 }
 
-/**
- * Moves one transaction's labels to `next`: writes the rows, one `labeled`
- * version, and a label.applied / label.removed event per changed key. Returns the
- * snapshot after the change (the same object when nothing changed).
- */
-export async function writeLabelsInUnit(
+const LABELS: KeyedValueKind<string> = {
+  field: 'labels',
+  table: 'transaction_labels',
+  version: 'labeled',
+  applied: 'label.applied',
+  removed: 'label.removed',
+  diff: diffLabels,
+  store: (value) => value,
+}
+
+/** Moves one transaction's labels to `next` (rows, a `labeled` version, per-key events). */
+export function writeLabelsInUnit(
   uow: UnitOfWork,
   before: TransactionJson,
   next: Record<string, string>,
 ): Promise<TransactionJson> {
-  const diff = diffLabels(before.labels, next)
-  if (Object.keys(diff).length === 0) return before
-  const sorted = Object.fromEntries(Object.entries(next).sort(([a], [b]) => (a < b ? -1 : 1)))
-  const after: TransactionJson = { ...before, labels: sorted }
-  const id = before.id
-  for (const key of Object.keys(before.labels)) {
-    if (!(key in next)) {
-      await uow.trx
-        .deleteFrom('transaction_labels')
-        .where('transaction_id', '=', id)
-        .where('key', '=', key)
-        .execute()
-    }
-  }
-  for (const [key, value] of Object.entries(next)) {
-    if (before.labels[key] === value) continue
-    await uow.trx
-      .insertInto('transaction_labels')
-      .values({ transaction_id: id, key, value })
-      .onConflict((oc) => oc.columns(['transaction_id', 'key']).doUpdateSet({ value }))
-      .execute()
-  }
-  await appendVersions(uow, [{ transaction_id: id, kind: 'labeled', snapshot: after, diff }])
-  for (const [field, change] of Object.entries(diff)) {
-    const key = field.slice('labels.'.length)
-    const removed = change.to === null
-    uow.emit({
-      type: removed ? 'label.removed' : 'label.applied',
-      entity_type: 'transaction',
-      entity_id: id,
-      data: {
-        ...after,
-        change: removed
-          ? { key, previous: change.from }
-          : { key, value: change.to, previous: change.from },
-      },
-    })
-  }
-  return after
+  return writeKeyedValuesInUnit(uow, LABELS, before, next)
 }
 
 export async function setTransactionLabels(

@@ -1,0 +1,75 @@
+// Labels and extensions are both per-transaction maps of key → value, written the
+// same way: rows in their own table, one history version per change, and one
+// event per changed key. This is that one writer; labels.ts and extensions.ts
+// supply what differs.
+import { appendVersions, type Diff } from './history.js'
+import type { JsonValue, TransactionJson } from './json.js'
+import type { UnitOfWork } from './mutate.js'
+
+export interface KeyedValueKind<V extends JsonValue> {
+  /** The snapshot field, and the prefix of its diff keys. */
+  field: 'labels' | 'extensions'
+  table: 'transaction_labels' | 'transaction_extensions'
+  version: 'labeled' | 'extended'
+  applied: 'label.applied' | 'extension.set'
+  removed: 'label.removed' | 'extension.removed'
+  diff(before: Record<string, V>, after: Record<string, V>): Diff
+  /** The value as stored in the table's text column. */
+  store(value: V): string
+}
+
+function sortedByKey<V>(map: Record<string, V>): Record<string, V> {
+  return Object.fromEntries(Object.entries(map).sort(([a], [b]) => (a < b ? -1 : 1)))
+}
+
+/**
+ * Moves one transaction's map to `next`. Returns the snapshot after the change
+ * (the same object when nothing changed: no row, version or event is written).
+ */
+export async function writeKeyedValuesInUnit<V extends JsonValue>(
+  uow: UnitOfWork,
+  kind: KeyedValueKind<V>,
+  before: TransactionJson,
+  next: Record<string, V>,
+): Promise<TransactionJson> {
+  const current = before[kind.field] as Record<string, V>
+  const diff = kind.diff(current, next)
+  if (Object.keys(diff).length === 0) return before
+  const after: TransactionJson = { ...before, [kind.field]: sortedByKey(next) }
+  const id = before.id
+  const prefix = `${kind.field}.`
+  for (const field of Object.keys(diff)) {
+    const key = field.slice(prefix.length)
+    if (!(key in next)) {
+      await uow.trx
+        .deleteFrom(kind.table)
+        .where('transaction_id', '=', id)
+        .where('key', '=', key)
+        .execute()
+    } else {
+      const value = kind.store(next[key]!)
+      await uow.trx
+        .insertInto(kind.table)
+        .values({ transaction_id: id, key, value })
+        .onConflict((oc) => oc.columns(['transaction_id', 'key']).doUpdateSet({ value }))
+        .execute()
+    }
+  }
+  await appendVersions(uow, [{ transaction_id: id, kind: kind.version, snapshot: after, diff }])
+  for (const [field, change] of Object.entries(diff)) {
+    const key = field.slice(prefix.length)
+    const removed = !(key in next)
+    uow.emit({
+      type: removed ? kind.removed : kind.applied,
+      entity_type: 'transaction',
+      entity_id: id,
+      data: {
+        ...after,
+        change: removed
+          ? { key, previous: change.from }
+          : { key, value: change.to, previous: change.from },
+      },
+    })
+  }
+  return after
+}
