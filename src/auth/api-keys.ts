@@ -28,6 +28,9 @@ export async function createApiKey(
   const name = input.name.trim()
   if (name.length === 0 || name.length > 200)
     throw Invalid.field('name', 'must be 1 to 200 characters')
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(name))
+    throw Invalid.field('name', 'must not contain control characters')
   const key = `${API_KEY_BRAND}_${randomBytes(32).toString('base64url')}`
   const row = {
     id: `key_${randomUUID()}`,

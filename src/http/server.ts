@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
 import type { Auth } from '../auth/index.js'
 import type { ServiceContext } from '../context.js'
+import { Invalid } from '../errors.js'
 import { JsonBodyError, parseJsonBody } from './json-body.js'
 import { problem, sendProblem, toProblem } from './problem.js'
 import * as accountRoutes from './routes/accounts.js'
@@ -33,6 +34,34 @@ export interface HttpServer {
   sse: SseStreams
 }
 
+function isEmptyObject(value: unknown): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.keys(value).length === 0
+  )
+}
+
+/** The path of the first string (or key) in `value` that contains U+0000, or null. */
+export function findNul(value: unknown, root: string): string | null {
+  // Iterative: a body may be nested thousands of levels deep.
+  const stack: Array<{ item: unknown; path: string }> = [{ item: value, path: root }]
+  while (stack.length > 0) {
+    const { item, path } = stack.pop()!
+    if (typeof item === 'string') {
+      if (item.includes('\0')) return path
+    } else if (item !== null && typeof item === 'object') {
+      for (const [key, child] of Object.entries(item)) {
+        const childPath = path === root ? key : `${path}.${key}`
+        if (key.includes('\0')) return childPath
+        stack.push({ item: child, path: childPath })
+      }
+    }
+  }
+  return null
+}
+
 export async function buildHttpServer(ctx: ServiceContext, auth: Auth): Promise<HttpServer> {
   // Widened so that the instance type matches App (FastifyBaseLogger).
   const logger: FastifyBaseLogger = ctx.log
@@ -45,6 +74,21 @@ export async function buildHttpServer(ctx: ServiceContext, auth: Auth): Promise<
     // Generous enough for SSE; requests themselves are short.
     keepAliveTimeout: 10_000,
     routerOptions: { maxParamLength: 1024 },
+    // Malformed URLs (bad percent-encoding, an over-long path segment) are
+    // answered by the router itself; keep them problem details too (CONTRACT 3).
+    frameworkErrors: (error, _request, reply) => {
+      void sendProblem(
+        reply,
+        problem(
+          error.statusCode && error.statusCode >= 400 && error.statusCode < 500
+            ? error.statusCode
+            : 400,
+          error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+            ? 'a path segment is longer than 1024 characters'
+            : 'the URL is malformed (invalid percent-encoding)',
+        ),
+      )
+    },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.setValidatorCompiler(validatorCompiler)
@@ -67,6 +111,37 @@ export async function buildHttpServer(ctx: ServiceContext, auth: Auth): Promise<
   )
 
   app.addHook('onRequest', async (request) => auth.check(request))
+  // PostgreSQL text cannot hold U+0000 (a query carrying one fails), so no
+  // path, query or body string may contain it, on either engine.
+  app.addHook('preValidation', async (request) => {
+    // The router refuses a garbled path; the query parser would keep a garbled
+    // query as raw text, so refuse it here the same way (CONTRACT 3).
+    const queryStart = request.url.indexOf('?')
+    if (queryStart !== -1) {
+      try {
+        decodeURIComponent(request.url.slice(queryStart + 1))
+      } catch {
+        throw Invalid.field('query', 'the query string is malformed (invalid percent-encoding)')
+      }
+    }
+    // A DELETE acts on its path and query alone; a body it would ignore is refused
+    // rather than silently dropped (CONTRACT 3: unknown fields are 400).
+    if (
+      request.method === 'DELETE' &&
+      !request.routeOptions.schema?.body &&
+      request.body !== undefined &&
+      !isEmptyObject(request.body)
+    ) {
+      throw Invalid.field('body', 'a DELETE takes no request body')
+    }
+    const where =
+      findNul(request.params, 'path') ??
+      findNul(request.query, 'query') ??
+      findNul(request.body, 'body')
+    if (where !== null) {
+      throw Invalid.field(where, 'must not contain the NUL character (U+0000)')
+    }
+  })
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched'
     const labels = { method: request.method, route }

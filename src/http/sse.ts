@@ -41,7 +41,8 @@ async function headSequence(ctx: ServiceContext): Promise<number> {
 function lastEventId(request: FastifyRequest): number | undefined {
   const header = request.headers['last-event-id']
   if (typeof header !== 'string' || !/^\d+$/.test(header)) return undefined
-  return Number(header)
+  const sequence = Number(header)
+  return Number.isSafeInteger(sequence) ? sequence : undefined
 }
 
 export async function streamEvents(

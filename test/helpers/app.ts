@@ -51,7 +51,8 @@ export interface TestAppHandle extends TestApp {
   schema: string | null
 }
 
-async function createSchema(): Promise<string> {
+/** Creates a fresh, empty PostgreSQL schema (needs COFFER_TEST_POSTGRES_DSN). */
+export async function createSchema(): Promise<string> {
   const schema = `t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
   const client = new pg.Client({ connectionString: POSTGRES_DSN! })
   await client.connect()
@@ -67,7 +68,8 @@ export async function dropSchema(schema: string): Promise<void> {
   await client.end()
 }
 
-function dsnWithSchema(schema: string): string {
+/** The test DSN with search_path pinned to `schema`, e.g. for a spawned `coffer`. */
+export function dsnWithSchema(schema: string): string {
   const url = new URL(POSTGRES_DSN!)
   url.searchParams.set('options', `-c search_path=${schema}`)
   return url.toString()

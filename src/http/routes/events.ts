@@ -2,7 +2,7 @@
 import Type from 'typebox'
 import { listEvents, getEvent, requireEventsEnabled } from '../../events/service.js'
 import { streamEvents } from '../sse.js'
-import { ErrorResponses } from '../schemas/common.js'
+import { ErrorResponses, MAX_PARAM_INTEGER } from '../schemas/common.js'
 import type { App } from '../types.js'
 import type { RouteDeps } from './deps.js'
 
@@ -24,11 +24,25 @@ const EventFilterQuery = {
 
 export const EventListQuery = Type.Object({
   after: Type.Optional(
-    Type.Integer({ minimum: 0, description: 'Return events after this sequence (default 0).' }),
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_PARAM_INTEGER,
+      description: 'Return events after this sequence (default 0).',
+    }),
   ),
-  limit: Type.Optional(Type.Integer({ minimum: 0, description: 'Default 100, clamped to 1000.' })),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_PARAM_INTEGER,
+      description: 'Default 100, clamped to 1000.',
+    }),
+  ),
   newest: Type.Optional(
-    Type.Integer({ minimum: 1, description: 'Return the newest N events, oldest first.' }),
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_PARAM_INTEGER,
+      description: 'Return the newest N events, oldest first.',
+    }),
   ),
   ...EventFilterQuery,
 })
@@ -58,7 +72,7 @@ export function register(app: App, { ctx, sse }: RouteDeps): void {
         tags: ['events'],
         summary: 'Server-Sent Events tail; ?after= replays first, then follows',
         querystring: Type.Object({
-          after: Type.Optional(Type.Integer({ minimum: 0 })),
+          after: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_PARAM_INTEGER })),
           ...EventFilterQuery,
         }),
         response: {
@@ -80,7 +94,9 @@ export function register(app: App, { ctx, sse }: RouteDeps): void {
       schema: {
         tags: ['events'],
         summary: 'One event by sequence',
-        params: Type.Object({ sequence: Type.Integer({ minimum: 0 }) }),
+        params: Type.Object({
+          sequence: Type.Integer({ minimum: 0, maximum: MAX_PARAM_INTEGER }),
+        }),
         response: { 200: Event, ...ErrorResponses },
       },
     },

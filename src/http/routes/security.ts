@@ -57,6 +57,11 @@ export function register(app: App, { ctx, auth }: RouteDeps): void {
           ...ErrorResponses,
         },
       },
+      // The body is optional, but the validator would reject a missing one as
+      // "must be object": a bare POST (no body) means "generate one".
+      preValidation: async (req) => {
+        if (req.body === undefined) req.body = {}
+      },
     },
     async (req, reply) => reply.code(201).send(await auth.dashboard.set(ctx, req.body?.token)),
   )

@@ -31,11 +31,23 @@ export const JsonObject = Type.Object({}, { additionalProperties: true })
 
 export const StringMap = Type.Record(Type.String(), Type.String())
 
+/**
+ * The largest integer a query or path parameter may carry: beyond it a double
+ * is no longer exact and PostgreSQL's bigint overflows (a 500 instead of a 400).
+ */
+export const MAX_PARAM_INTEGER = Number.MAX_SAFE_INTEGER
+
 export const PageQuery = {
   limit: Type.Optional(
-    Type.Integer({ minimum: 0, description: 'Page size; default 100, clamped to 1000.' }),
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_PARAM_INTEGER,
+      description: 'Page size; default 100, clamped to 1000.',
+    }),
   ),
-  offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Rows to skip.' })),
+  offset: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: MAX_PARAM_INTEGER, description: 'Rows to skip.' }),
+  ),
 }
 
 export const IdParams = Type.Object({ id: Id })
