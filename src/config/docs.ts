@@ -29,7 +29,8 @@ export function renderConfigDocs(): string {
     '|---|---|---|---|---|---|',
   ]
   for (const spec of CONFIG_KEYS) {
-    const kind = spec.kind === 'enum' ? `one of ${spec.enum?.map((v) => '`' + v + '`').join(', ')}` : spec.kind
+    const kind =
+      spec.kind === 'enum' ? `one of ${spec.enum?.map((v) => '`' + v + '`').join(', ')}` : spec.kind
     lines.push(
       `| \`${spec.key}\` | \`${envName(spec.key)}\` | ${kind} | ${showDefault(spec.default)} | ${spec.secret ? 'yes' : ''} | ${spec.title} |`,
     )

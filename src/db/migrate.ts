@@ -13,9 +13,7 @@ interface MigrationModule {
   up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void>
 }
 
-const MIGRATIONS: ReadonlyArray<[string, MigrationModule]> = [
-  ['0001-ledger', m0001],
-]
+const MIGRATIONS: ReadonlyArray<[string, MigrationModule]> = [['0001-ledger', m0001]]
 
 export interface AppliedMigration {
   name: string
