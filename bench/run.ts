@@ -1,9 +1,13 @@
 // `npm run bench`: every benchmark, each printed beside a baseline measured in
 // the same run. Pass names to run a subset: npm run bench -- ledger-write
+import { benchCsvImport } from './csv-import.js'
 import { benchLedgerWrite } from './ledger-write.js'
+import { benchWebhooks } from './webhooks.js'
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   'ledger-write': benchLedgerWrite,
+  'csv-import': benchCsvImport,
+  webhooks: benchWebhooks,
 }
 
 const wanted = process.argv.slice(2)

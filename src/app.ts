@@ -9,12 +9,15 @@ import { openDatabase } from './db/connect.js'
 import { migrateToLatest } from './db/migrate.js'
 import { EventBus } from './events/bus.js'
 import { InlinePublisher, PostgresLogTail } from './events/publisher.js'
+import { EventRetention } from './events/retention.js'
 import { buildHttpServer } from './http/server.js'
 import type { App } from './http/types.js'
 import { Ledger } from './ledger/mutate.js'
 import { systemClock, type Clock } from './ledger/time.js'
 import { createLogger } from './log.js'
 import { createMetrics } from './metrics.js'
+import { startSync, stopSync } from './sync/index.js'
+import { WebhookDelivery } from './webhooks/index.js'
 
 export class StartupError extends Error {
   override name = 'StartupError'
@@ -34,6 +37,8 @@ export interface RunningApp {
   ctx: ServiceContext
   auth: Auth
   http: App
+  /** Webhook delivery (tests wait on it with whenSettled). */
+  webhooks: WebhookDelivery
   close(): Promise<void>
 }
 
@@ -108,6 +113,20 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     const urlHost = host.includes(':') ? `[${host}]` : host
     const url = `http://${urlHost}:${actualPort}`
     if (!options.baseUrlGiven) config.server.base_url = url
+    const webhooks = new WebhookDelivery(ctx)
+    const retention = new EventRetention(ctx)
+    try {
+      await webhooks.start()
+      // Marks runs of a dead process as interrupted, then starts the schedule.
+      await startSync(ctx)
+    } catch (error) {
+      await app.close()
+      await webhooks.stop()
+      throw error
+    }
+    retention.start()
+    // Last, once everything runs: tests and scripts take this line as "ready"
+    // (CONTRACT 5), and the CLI installs its signal handlers right after.
     log.info(`listening on ${url}`)
     let closed = false
     return {
@@ -115,10 +134,16 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
       ctx,
       auth,
       http: app,
+      webhooks,
       async close() {
         if (closed) return
         closed = true
         await app.close()
+        // Waits for a sync of this process to finish its run record.
+        await stopSync(ctx)
+        // Before the context closes: in-flight deliveries and the cursor need the database.
+        await webhooks.stop()
+        await retention.stop()
         await ctx.close()
       },
     }

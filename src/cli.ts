@@ -6,6 +6,7 @@ import { openServiceContext, startApp, StartupError } from './app.js'
 import { generateDashboardToken } from './auth/dashboard-token.js'
 import { ConfigError, defaultConfigPath, loadConfig, type LoadResult } from './config/index.js'
 import { createLogger } from './log.js'
+import { runSyncCommand } from './sync/cli.js'
 
 const HELP = `coffer — a self-hosted financial ledger
 
@@ -100,6 +101,7 @@ async function main(argv: string[]): Promise<number> {
       await migrate(readConfig(values.config))
       return 0
     case 'sync':
+      return runSyncCommand(readConfig(values.config))
     case 'mcp':
       console.error(`coffer ${command}: not available in this version yet`)
       return 2

@@ -7,6 +7,11 @@ export interface Metrics {
   httpDuration: Histogram<'method' | 'route'>
   eventsDropped: Counter
   eventsPublished: Counter
+  syncRuns: Counter<'status'>
+  syncRows: Counter<'source' | 'outcome'>
+  webhookDeliveries: Counter<'outcome'>
+  webhookAttempts: Counter
+  webhookDropped: Counter
 }
 
 export function createMetrics(): Metrics {
@@ -35,6 +40,35 @@ export function createMetrics(): Metrics {
     eventsPublished: new Counter({
       name: 'service_events_published_total',
       help: 'Committed events published to the in-memory bus.',
+      registers: [registry],
+    }),
+    syncRuns: new Counter({
+      name: 'service_sync_runs_total',
+      help: 'Finished sync runs, by final status.',
+      labelNames: ['status'],
+      registers: [registry],
+    }),
+    syncRows: new Counter({
+      name: 'service_sync_rows_total',
+      help: 'Rows seen by sync, by source and outcome (inserted, updated, unchanged, skipped).',
+      labelNames: ['source', 'outcome'],
+      registers: [registry],
+    }),
+    // SPEC 6.3. outcome: delivered (a 2xx) or failed (every attempt used up).
+    webhookDeliveries: new Counter({
+      name: 'service_webhook_deliveries_total',
+      help: 'Webhook deliveries finished, by outcome (delivered, failed).',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    webhookAttempts: new Counter({
+      name: 'service_webhook_delivery_attempts_total',
+      help: 'Webhook delivery attempts (HTTP requests sent).',
+      registers: [registry],
+    }),
+    webhookDropped: new Counter({
+      name: 'service_webhook_deliveries_dropped_total',
+      help: 'Webhook jobs dropped because the delivery queue was full.',
       registers: [registry],
     }),
   }

@@ -4,6 +4,8 @@
 import { sql, type Kysely } from 'kysely'
 import type { DialectName, Db } from './connect.js'
 import * as m0001 from './migrations/0001-ledger.js'
+import * as m0002 from './migrations/0002-webhooks.js'
+import * as m0003 from './migrations/0003-sync.js'
 
 export interface MigrationContext {
   dialect: DialectName
@@ -13,7 +15,11 @@ interface MigrationModule {
   up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void>
 }
 
-const MIGRATIONS: ReadonlyArray<[string, MigrationModule]> = [['0001-ledger', m0001]]
+const MIGRATIONS: ReadonlyArray<[string, MigrationModule]> = [
+  ['0001-ledger', m0001],
+  ['0002-webhooks', m0002],
+  ['0003-sync', m0003],
+]
 
 export interface AppliedMigration {
   name: string

@@ -1,10 +1,15 @@
 // Every table of the database, combined from the folders that own them.
-import type { Kysely, Transaction } from 'kysely'
 import type { AuthTables } from '../auth/tables.js'
 import type { EventTables } from '../events/tables.js'
 import type { LedgerTables } from '../ledger/tables.js'
+import type { SecretTables } from '../secrets/tables.js'
+import type { SyncTables } from '../sync/tables.js'
+import type { WebhookTables } from '../webhooks/tables.js'
 
-export interface Database extends LedgerTables, EventTables, AuthTables {}
+export interface Database
+  extends LedgerTables, EventTables, AuthTables, SyncTables, SecretTables, WebhookTables {}
+
+import type { Kysely, Transaction } from 'kysely'
 
 /** A handle a query function runs on: the database, or a unit of work's transaction. */
 export type DbExecutor = Kysely<Database> | Transaction<Database>

@@ -13,8 +13,11 @@ import * as accountRoutes from './routes/accounts.js'
 import type { RouteDeps } from './routes/deps.js'
 import * as eventRoutes from './routes/events.js'
 import * as securityRoutes from './routes/security.js'
+import * as sourceRoutes from './routes/sources.js'
+import * as syncRoutes from './routes/sync.js'
 import * as systemRoutes from './routes/system.js'
 import * as transactionRoutes from './routes/transactions.js'
+import * as webhookRoutes from './routes/webhooks.js'
 import { SseStreams } from './sse.js'
 import type { App } from './types.js'
 import { validatorCompiler } from './validation.js'
@@ -27,6 +30,9 @@ const ROUTES: ReadonlyArray<{ register(app: App, deps: RouteDeps): void }> = [
   transactionRoutes,
   eventRoutes,
   securityRoutes,
+  syncRoutes,
+  sourceRoutes,
+  webhookRoutes,
 ]
 
 export interface HttpServer {

@@ -3,7 +3,7 @@
 // extensions and relationships untouched, `synced_at` refreshed on every row
 // the batch touches, and an update event + `synced` version only when a
 // source-owned field really changed. The sync engine calls this in its unit of work.
-import { appendVersions, diffCore, type NewVersion } from './history.js'
+import { appendVersions, CORE_FIELDS, diffCore, type NewVersion } from './history.js'
 import { toAccountJson, toTransactionJson } from './json.js'
 import type { UnitOfWork } from './mutate.js'
 import { upsertOrganizations } from './organizations.js'
@@ -49,7 +49,8 @@ export interface IngestCounts {
   unchanged: number
 }
 
-const LOOKUP_CHUNK = 500
+// Ids per lookup: fewer, larger statements (SQLite allows 32766 parameters).
+const LOOKUP_CHUNK = 1000
 
 export async function ingestBatchInUnit(
   uow: UnitOfWork,
@@ -153,10 +154,9 @@ export async function ingestBatchInUnit(
       }
       const old = existing.get(t.id)
       if (!old) fresh.push(row)
-      else if (
-        Object.keys(diffCore(toTransactionJson(old, {}, {}), toTransactionJson(row, {}, {})))
-          .length > 0
-      ) {
+      // Compared on the rows (the core fields are columns of the same name): an
+      // unchanged re-sync builds no JSON at all.
+      else if (CORE_FIELDS.some((field) => old[field] !== row[field])) {
         changedRows.push({ ...row, source: old.source, created_at: old.created_at })
       } else unchangedIds.push(t.id)
     }

@@ -1,0 +1,8 @@
+// What the CSV source needs from a folder backend (local directory or drive folder).
+import type { Readable } from 'node:stream'
+
+export interface CsvFileRef {
+  /** Shown in warnings: the file name. */
+  name: string
+  open(): Promise<Readable>
+}

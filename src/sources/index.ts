@@ -1,0 +1,6 @@
+// The explicit list of ingestion sources (DESIGN "A source"). A new source is one
+// folder beside csv/ and one line here.
+import { csvSource } from './csv/index.js'
+import type { Source } from './source.js'
+
+export const SOURCES: readonly Source[] = [csvSource]

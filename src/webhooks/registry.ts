@@ -1,0 +1,228 @@
+// The webhook registry (SPEC 2.8, 4.4; CONTRACT 6): create, list, partial update,
+// delete and secret rotation. Admin tier; management actions emit no events
+// (SPEC 6.1.5). The secret is returned by create and rotate only, and never logged.
+import { randomBytes, randomUUID } from 'node:crypto'
+import type { ServiceContext } from '../context.js'
+import type { DbExecutor } from '../db/schema.js'
+import { Invalid, NotFound } from '../errors.js'
+import { EVENT_TYPES } from '../events/types.js'
+import { isoNow } from '../ledger/time.js'
+import { webhooksChanged } from './changes.js'
+import type { WebhookRow } from './tables.js'
+
+export const WEBHOOK_URL_MAX_CHARS = 2048
+export const WEBHOOK_EVENT_TYPES_MAX = 64
+export const ALL_EVENT_TYPES = '*'
+
+export interface WebhookJson {
+  id: string
+  url: string
+  event_types: string[]
+  enabled: boolean
+  created_at: string
+  updated_at: string
+  last_status: number | null
+  last_error: string | null
+  last_attempt_at: string | null
+  last_success_at: string | null
+  consecutive_failures: number
+}
+
+/** The create and rotate-secret answer: the only two places the secret is shown. */
+export interface WebhookWithSecret {
+  id: string
+  url: string
+  event_types: string[]
+  enabled: boolean
+  secret: string
+}
+
+export interface CreateWebhookInput {
+  url: string
+  event_types: string[]
+}
+
+export interface UpdateWebhookInput {
+  url?: string | undefined
+  event_types?: string[] | undefined
+  enabled?: boolean | undefined
+}
+
+/** The one serializer of a webhook row; it never carries the secret. */
+export function toWebhookJson(row: WebhookRow): WebhookJson {
+  return {
+    id: row.id,
+    url: row.url,
+    event_types: parseEventTypes(row.event_types),
+    enabled: row.enabled === 1,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    last_status: row.last_status === null ? null : Number(row.last_status),
+    last_error: row.last_error,
+    last_attempt_at: row.last_attempt_at,
+    last_success_at: row.last_success_at,
+    consecutive_failures: Number(row.consecutive_failures),
+  }
+}
+
+function withSecret(row: WebhookRow): WebhookWithSecret {
+  return {
+    id: row.id,
+    url: row.url,
+    event_types: parseEventTypes(row.event_types),
+    enabled: row.enabled === 1,
+    secret: row.secret,
+  }
+}
+
+export function parseEventTypes(text: string): string[] {
+  return JSON.parse(text) as string[]
+}
+
+/** SPEC 2.8: empty or containing '*' means every type. */
+export function subscribesTo(eventTypes: readonly string[], type: string): boolean {
+  return (
+    eventTypes.length === 0 || eventTypes.includes(ALL_EVENT_TYPES) || eventTypes.includes(type)
+  )
+}
+
+function newSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`
+}
+
+/** An absolute http(s) URL without credentials (Node's fetch refuses those). */
+export function requireWebhookUrl(field: string, value: string): string {
+  const url = value.trim()
+  if (url.length === 0 || url.length > WEBHOOK_URL_MAX_CHARS)
+    throw Invalid.field(field, `must be 1 to ${WEBHOOK_URL_MAX_CHARS} characters`)
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw Invalid.field(field, 'must be an absolute http or https URL')
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw Invalid.field(field, 'must be an absolute http or https URL')
+  if (parsed.username !== '' || parsed.password !== '')
+    throw Invalid.field(field, 'must not contain a user name or password')
+  return url
+}
+
+/** Known types of events/types.ts or '*'; duplicates are dropped, order kept. */
+export function requireEventTypes(field: string, value: readonly string[]): string[] {
+  if (value.length > WEBHOOK_EVENT_TYPES_MAX)
+    throw Invalid.field(field, `must have at most ${WEBHOOK_EVENT_TYPES_MAX} entries`)
+  const known = new Set<string>([...EVENT_TYPES, ALL_EVENT_TYPES])
+  const errors = value
+    .map((type, i) => ({ type, i }))
+    .filter(({ type }) => !known.has(type))
+    .map(({ type, i }) => ({
+      field: `${field}.${i}`,
+      message: `unknown event type ${JSON.stringify(type)}; use '*' or one of ${EVENT_TYPES.join(', ')}`,
+    }))
+  if (errors.length > 0) {
+    throw new Invalid(errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors)
+  }
+  return [...new Set(value)]
+}
+
+async function requireWebhook(db: DbExecutor, id: string): Promise<WebhookRow> {
+  const row = await db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst()
+  if (!row) throw new NotFound(`webhook ${id} not found`)
+  return row
+}
+
+export async function createWebhook(
+  ctx: ServiceContext,
+  input: CreateWebhookInput,
+): Promise<WebhookWithSecret> {
+  const now = isoNow(ctx.clock)
+  const row: WebhookRow = {
+    id: `wh_${randomUUID()}`,
+    url: requireWebhookUrl('url', input.url),
+    event_types: JSON.stringify(requireEventTypes('event_types', input.event_types)),
+    enabled: 1,
+    secret: newSecret(),
+    created_at: now,
+    updated_at: now,
+    last_status: null,
+    last_error: null,
+    last_attempt_at: null,
+    last_success_at: null,
+    consecutive_failures: 0,
+  }
+  await ctx.db.kysely.insertInto('webhooks').values(row).execute()
+  webhooksChanged(ctx)
+  return withSecret(row)
+}
+
+export async function listWebhooks(ctx: ServiceContext): Promise<{ webhooks: WebhookJson[] }> {
+  // Index: webhooks_created (created_at, id). Registrations are few: no paging.
+  const rows = await ctx.db.kysely
+    .selectFrom('webhooks')
+    .selectAll()
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+  return { webhooks: rows.map(toWebhookJson) }
+}
+
+export async function getWebhook(ctx: ServiceContext, id: string): Promise<WebhookJson> {
+  return toWebhookJson(await requireWebhook(ctx.db.kysely, id))
+}
+
+/** A partial update (CONTRACT 6): an omitted field keeps its value. */
+export async function updateWebhook(
+  ctx: ServiceContext,
+  id: string,
+  input: UpdateWebhookInput,
+): Promise<WebhookJson> {
+  const patch: Partial<WebhookRow> = {}
+  if (input.url !== undefined) patch.url = requireWebhookUrl('url', input.url)
+  if (input.event_types !== undefined)
+    patch.event_types = JSON.stringify(requireEventTypes('event_types', input.event_types))
+  if (input.enabled !== undefined) patch.enabled = input.enabled ? 1 : 0
+  const before = await requireWebhook(ctx.db.kysely, id)
+  const after: WebhookRow = { ...before, ...patch }
+  const changed = (['url', 'event_types', 'enabled'] as const).some((f) => before[f] !== after[f])
+  if (!changed) return toWebhookJson(before)
+  after.updated_at = isoNow(ctx.clock)
+  await ctx.db.kysely
+    .updateTable('webhooks')
+    .set({ ...patch, updated_at: after.updated_at })
+    .where('id', '=', id)
+    .execute()
+  webhooksChanged(ctx)
+  return toWebhookJson(after)
+}
+
+export async function deleteWebhook(ctx: ServiceContext, id: string): Promise<void> {
+  const result = await ctx.db.kysely.deleteFrom('webhooks').where('id', '=', id).executeTakeFirst()
+  if (Number(result.numDeletedRows) === 0) throw new NotFound(`webhook ${id} not found`)
+  webhooksChanged(ctx)
+}
+
+/** A new secret signs every delivery from now on; the old one stops verifying at once. */
+export async function rotateWebhookSecret(
+  ctx: ServiceContext,
+  id: string,
+): Promise<WebhookWithSecret> {
+  const before = await requireWebhook(ctx.db.kysely, id)
+  const after: WebhookRow = { ...before, secret: newSecret(), updated_at: isoNow(ctx.clock) }
+  await ctx.db.kysely
+    .updateTable('webhooks')
+    .set({ secret: after.secret, updated_at: after.updated_at })
+    .where('id', '=', id)
+    .execute()
+  webhooksChanged(ctx)
+  return withSecret(after)
+}
+
+/** Enabled webhooks with what the dispatcher needs to sign and send. */
+export async function loadEnabledWebhooks(db: DbExecutor): Promise<WebhookRow[]> {
+  return db.selectFrom('webhooks').selectAll().where('enabled', '=', 1).execute()
+}
+
+export async function findWebhookRow(db: DbExecutor, id: string): Promise<WebhookRow> {
+  return requireWebhook(db, id)
+}

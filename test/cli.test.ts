@@ -1,0 +1,379 @@
+// The built `coffer` program (CONTRACT 1, 2, 5; SPEC 5.3), spawned as a user runs
+// it: `node dist/cli.js <command>`. `npm run build` runs once before the tests.
+import assert from 'node:assert/strict'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, test, type TestContext } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import SqliteDatabase from 'better-sqlite3'
+import pg from 'pg'
+import { createSchema, dropSchema, dsnWithSchema, ENGINE, POSTGRES_DSN } from './helpers/app.js'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string
+  bin: Record<string, string>
+}
+const DEADLINE_MS = 30_000
+
+// The build goes to a private copy of the package layout (package.json and
+// node_modules linked, dist/ built by `npm run build`), so that the bin runs
+// exactly as installed while a concurrent build of the shared tree cannot
+// rewrite dist/ under a running test, nor this build under anyone else.
+const PACKAGE_DIR = mkdtempSync(join(tmpdir(), 'coffer-cli-build-'))
+const CLI = join(PACKAGE_DIR, PACKAGE.bin.coffer ?? 'dist/cli.js')
+
+before(() => {
+  assert.equal(PACKAGE.bin.coffer, 'dist/cli.js')
+  symlinkSync(join(ROOT, 'package.json'), join(PACKAGE_DIR, 'package.json'))
+  symlinkSync(join(ROOT, 'node_modules'), join(PACKAGE_DIR, 'node_modules'), 'dir')
+  const build = spawnSync('npm', ['run', 'build', '--', '--outDir', join(PACKAGE_DIR, 'dist')], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  })
+  assert.equal(build.status, 0, `npm run build failed:\n${build.stdout}\n${build.stderr}`)
+  assert.ok(existsSync(CLI), 'the build did not produce dist/cli.js')
+})
+
+after(() => rmSync(PACKAGE_DIR, { recursive: true, force: true }))
+
+interface Run {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+}
+
+interface Sandbox {
+  dir: string
+  /** SERVICE_* variables pointing the program at a fresh database of the engine under test. */
+  env: Record<string, string>
+  /** Names the tables the database holds (to see what migrate did). */
+  tables(): Promise<string[]>
+}
+
+/** A temp working directory and a fresh database (SQLite file, or PostgreSQL schema). */
+async function sandbox(t: TestContext): Promise<Sandbox> {
+  const dir = mkdtempSync(join(tmpdir(), 'coffer-cli-'))
+  const dbPath = join(dir, 'nested', 'dir', 'coffer.db')
+  const schema = POSTGRES_DSN ? await createSchema() : null
+  t.after(async () => {
+    if (schema) await dropSchema(schema)
+    rmSync(dir, { recursive: true, force: true })
+  })
+  const env: Record<string, string> = {
+    SERVICE_DATA_DIR: join(dir, 'data'),
+    SERVICE_DATABASE_PATH: dbPath,
+    SERVICE_SYNC_INTERVAL: '0',
+    ...(schema
+      ? { SERVICE_DATABASE_DRIVER: 'postgres', SERVICE_DATABASE_DSN: dsnWithSchema(schema) }
+      : {}),
+  }
+  return {
+    dir,
+    env,
+    async tables() {
+      if (schema) {
+        const client = new pg.Client({ connectionString: POSTGRES_DSN! })
+        await client.connect()
+        try {
+          const res = await client.query<{ table_name: string }>(
+            'select table_name from information_schema.tables where table_schema = $1',
+            [schema],
+          )
+          return res.rows.map((r) => r.table_name).sort()
+        } finally {
+          await client.end()
+        }
+      }
+      if (!existsSync(dbPath)) return []
+      const db = new SqliteDatabase(dbPath, { readonly: true })
+      try {
+        const rows = db
+          .prepare("select name from sqlite_master where type = 'table'")
+          .all() as Array<{ name: string }>
+        return rows.map((r) => r.name).sort()
+      } finally {
+        db.close()
+      }
+    },
+  }
+}
+
+/** The parent's environment without any SERVICE_* variable, plus `env`. */
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {}
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith('SERVICE_')) out[name] = value
+  }
+  return { ...out, ...env }
+}
+
+function launch(args: string[], env: Record<string, string>, cwd: string): ChildProcess {
+  return spawn(process.execPath, [CLI, ...args], {
+    cwd,
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+}
+
+function collect(child: ChildProcess): { stdout: () => string; stderr: () => string } {
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  return { stdout: () => stdout, stderr: () => stderr }
+}
+
+function exited(child: ChildProcess, output: ReturnType<typeof collect>): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`coffer did not exit in time:\n${output.stdout()}\n${output.stderr()}`))
+    }, DEADLINE_MS)
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      resolve({ code, signal, stdout: output.stdout(), stderr: output.stderr() })
+    })
+  })
+}
+
+/** Runs a command to completion. */
+async function run(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<Run> {
+  const dir = cwd ?? mkdtempSync(join(tmpdir(), 'coffer-cli-cwd-'))
+  try {
+    const child = launch(args, env, dir)
+    return await exited(child, collect(child))
+  } finally {
+    if (!cwd) rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+interface Server {
+  url: string
+  output(): string
+  /** Sends SIGTERM and waits for the exit. */
+  stop(): Promise<Run>
+}
+
+/** Starts `coffer serve` and reads its output until the listening line appears. */
+async function serve(t: TestContext, env: Record<string, string>, cwd: string): Promise<Server> {
+  const child = launch(['serve'], env, cwd)
+  const output = collect(child)
+  const done = exited(child, output)
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  })
+  const deadline = Date.now() + DEADLINE_MS
+  const url = await new Promise<string>((resolve, reject) => {
+    const check = (): boolean => {
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(output.stdout() + output.stderr())
+      if (match) resolve(match[1]!)
+      return match !== null
+    }
+    const timer = setInterval(() => {
+      if (check()) clearInterval(timer)
+      else if (Date.now() > deadline) {
+        clearInterval(timer)
+        child.kill('SIGKILL')
+        reject(new Error(`no listening line in time:\n${output.stdout()}\n${output.stderr()}`))
+      }
+    }, 20)
+    done.then((r) => {
+      clearInterval(timer)
+      if (!check()) reject(new Error(`coffer serve exited early (${r.code}):\n${r.stderr}`))
+    }, reject)
+  })
+  return {
+    url,
+    output: () => output.stdout() + output.stderr(),
+    async stop() {
+      child.kill('SIGTERM')
+      return done
+    },
+  }
+}
+
+async function healthz(url: string): Promise<string> {
+  const res = await fetch(`${url}/healthz`)
+  assert.equal(res.status, 200)
+  return res.text()
+}
+
+test('--version prints the package version', async () => {
+  const r = await run(['--version'])
+  assert.equal(r.code, 0, r.stderr)
+  assert.equal(r.stdout, `${PACKAGE.version}\n`)
+})
+
+test('--help lists the commands and exits 0', async () => {
+  for (const args of [['--help'], ['-h'], ['serve', '--help']]) {
+    const r = await run(args)
+    assert.equal(r.code, 0, r.stderr)
+    for (const command of ['serve', 'sync', 'mcp', 'migrate', 'token']) {
+      assert.match(r.stdout, new RegExp(`^ +${command} `, 'm'), `${args.join(' ')}: ${command}`)
+    }
+    assert.match(r.stdout, /--config <path>/)
+  }
+})
+
+test('no command prints the usage and exits non-zero', async () => {
+  const r = await run([])
+  assert.notEqual(r.code, 0)
+  assert.match(r.stdout + r.stderr, /Usage: coffer/)
+})
+
+test('token prints a fresh dashboard token', async () => {
+  const a = await run(['token'])
+  const b = await run(['token'])
+  assert.equal(a.code, 0, a.stderr)
+  assert.match(a.stdout, /^\S{16,}\n$/)
+  assert.match(b.stdout, /^\S{16,}\n$/)
+  assert.notEqual(a.stdout, b.stdout)
+})
+
+test('an unknown command or option exits non-zero and names it', async () => {
+  const r = await run(['frobnicate'])
+  assert.notEqual(r.code, 0)
+  assert.match(r.stderr, /frobnicate/)
+  assert.equal(r.stdout, '')
+  const o = await run(['serve', '--frobnicate'])
+  assert.notEqual(o.code, 0)
+  assert.match(o.stderr, /frobnicate/)
+})
+
+test('mcp exits non-zero saying it is not available yet', async () => {
+  const r = await run(['mcp'])
+  assert.notEqual(r.code, 0, 'mcp exited 0')
+  assert.match(r.stderr, /not available/)
+})
+
+test('sync with no source configured succeeds and prints a summary on stdout', async (t) => {
+  const box = await sandbox(t)
+  const r = await run(['sync'], box.env, box.dir)
+  assert.equal(r.code, 0, r.stdout + r.stderr)
+  assert.match(r.stdout, /^sync \S+: success/)
+  assert.match(r.stdout, /no source is configured/)
+})
+
+test('migrate creates the database and is idempotent', async (t) => {
+  const box = await sandbox(t)
+  assert.deepEqual(await box.tables(), [])
+  const r = await run(['migrate'], box.env, box.dir)
+  assert.equal(r.code, 0, r.stderr + r.stdout)
+  if (ENGINE === 'sqlite') assert.ok(existsSync(box.env.SERVICE_DATABASE_PATH!))
+  const tables = await box.tables()
+  for (const table of ['accounts', 'transactions', 'events', 'api_keys', 'stored_tokens']) {
+    assert.ok(tables.includes(table), `migrate did not create ${table}: ${tables.join(', ')}`)
+  }
+  const again = await run(['migrate'], box.env, box.dir)
+  assert.equal(again.code, 0, again.stderr + again.stdout)
+  assert.deepEqual(await box.tables(), tables)
+})
+
+test('serve prints the listening address, answers, and stops on SIGTERM with exit 0', async (t) => {
+  const box = await sandbox(t)
+  const server = await serve(t, { ...box.env, SERVICE_SERVER_ADDR: '127.0.0.1:0' }, box.dir)
+  assert.match(server.url, /^http:\/\/127\.0\.0\.1:[1-9]\d*$/)
+  assert.match(server.output(), /listening on http:\/\/127\.0\.0\.1:\d+/)
+  assert.equal(await healthz(server.url), 'ok')
+  const ready = await fetch(`${server.url}/readyz`)
+  assert.deepEqual(await ready.json(), { status: 'ready' })
+  // A write lands, so the process is serving the real database.
+  const created = await fetch(`${server.url}/api/v1/accounts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'CLI', currency: 'USD' }),
+  })
+  assert.equal(created.status, 201, await created.text())
+  // SPEC 5.3: with no token a warning is logged at startup.
+  assert.match(server.output(), /no dashboard token/i)
+  const r = await server.stop()
+  assert.equal(r.signal, null)
+  assert.equal(r.code, 0, r.stderr)
+})
+
+test('a config file with an unknown key exits 1 naming the key', async (t) => {
+  const box = await sandbox(t)
+  const file = join(box.dir, 'custom.toml')
+  writeFileSync(file, '[server]\nadr = "x"\n')
+  const r = await run(['serve', '--config', file], box.env, box.dir)
+  assert.equal(r.code, 1, r.stdout + r.stderr)
+  assert.match(r.stderr, /server\.adr/)
+  // The default ./coffer.toml is read too, and so is refused the same way.
+  writeFileSync(join(box.dir, 'coffer.toml'), '[server]\nadr = "x"\n')
+  const d = await run(['migrate'], box.env, box.dir)
+  assert.equal(d.code, 1, d.stdout + d.stderr)
+  assert.match(d.stderr, /server\.adr/)
+  // Neither run touched the database.
+  assert.deepEqual(await box.tables(), [])
+})
+
+test('a missing config file given with --config exits 1', async (t) => {
+  const box = await sandbox(t)
+  const r = await run(['serve', '--config', join(box.dir, 'nope.toml')], box.env, box.dir)
+  assert.equal(r.code, 1, r.stdout + r.stderr)
+  assert.match(r.stderr, /nope\.toml/)
+})
+
+test('a wrong type in the environment exits 1 naming the variable', async (t) => {
+  const box = await sandbox(t)
+  const r = await run(
+    ['serve'],
+    { ...box.env, SERVICE_SERVER_ADDR: '127.0.0.1:0', SERVICE_WEBHOOKS_MAX_ATTEMPTS: 'five' },
+    box.dir,
+  )
+  assert.equal(r.code, 1, r.stdout + r.stderr)
+  assert.match(r.stderr, /SERVICE_WEBHOOKS_MAX_ATTEMPTS/)
+  assert.doesNotMatch(r.stdout + r.stderr, /listening on/)
+})
+
+test('serve refuses to bind beyond loopback without a token (SPEC 5.3)', async (t) => {
+  const box = await sandbox(t)
+  const r = await run(['serve'], { ...box.env, SERVICE_SERVER_ADDR: '0.0.0.0:0' }, box.dir)
+  assert.equal(r.code, 1, r.stdout + r.stderr)
+  assert.match(r.stderr, /0\.0\.0\.0:0/)
+  assert.match(r.stderr, /dashboard\.token/)
+  assert.match(r.stderr, /allow_unauthenticated/)
+  assert.doesNotMatch(r.stdout + r.stderr, /listening on/)
+})
+
+test('serve binds beyond loopback when allowed unauthenticated', async (t) => {
+  const box = await sandbox(t)
+  const server = await serve(
+    t,
+    {
+      ...box.env,
+      SERVICE_SERVER_ADDR: '0.0.0.0:0',
+      SERVICE_SERVER_ALLOW_UNAUTHENTICATED: 'true',
+    },
+    box.dir,
+  )
+  const port = new URL(server.url).port
+  assert.equal(await healthz(`http://127.0.0.1:${port}`), 'ok')
+  const r = await server.stop()
+  assert.equal(r.code, 0, r.stderr)
+})
+
+test('serve binds beyond loopback with a token printed by coffer token', async (t) => {
+  const box = await sandbox(t)
+  const token = (await run(['token'])).stdout.trim()
+  const server = await serve(
+    t,
+    { ...box.env, SERVICE_SERVER_ADDR: '0.0.0.0:0', SERVICE_DASHBOARD_TOKEN: token },
+    box.dir,
+  )
+  const base = `http://127.0.0.1:${new URL(server.url).port}`
+  assert.equal(await healthz(base), 'ok')
+  const denied = await fetch(`${base}/api/v1/accounts`)
+  assert.equal(denied.status, 401)
+  const allowed = await fetch(`${base}/api/v1/accounts`, {
+    headers: { authorization: `Bearer ${token}` },
+  })
+  assert.equal(allowed.status, 200, await allowed.text())
+  assert.ok(!server.output().includes(token), 'the token appears in the log')
+  const r = await server.stop()
+  assert.equal(r.code, 0, r.stderr)
+})

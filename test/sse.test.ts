@@ -1,0 +1,536 @@
+// The SSE tail of the event log (SPEC 4.6, 6.1.4; CONTRACT 6): frame format and
+// headers, new-events-only without ?after, replay-then-follow without a gap or a
+// duplicate under concurrent writes, filters, auth, events.enabled = false, and
+// the bus dropping a lagging subscriber while the durable follower catches up.
+import assert from 'node:assert/strict'
+import { test, type TestContext } from 'node:test'
+import { followEvents } from '../src/events/follow.js'
+import type { EventEnvelope } from '../src/events/types.js'
+import { ingestBatchInUnit, type IngestTransaction } from '../src/ledger/ingest.js'
+import { startTestApp, type TestAppHandle } from './helpers/app.js'
+
+/** A parsed JSON answer, as loose as the test helper's. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Body = any
+
+const TOKEN = 'sse-test-dashboard-token-0123456789'
+const WAIT_MS = 20_000
+
+interface Frame {
+  id: string
+  event: string
+  data: EventEnvelope
+}
+
+/** A streaming reader of /api/v1/events/stream that parses frames as they arrive. */
+class SseClient {
+  readonly frames: Frame[] = []
+  readonly comments: string[] = []
+  private buffer = ''
+  private ended = false
+  private changed: () => void = () => undefined
+
+  private constructor(
+    readonly response: Response,
+    private readonly controller: AbortController,
+  ) {}
+
+  static async open(
+    app: TestAppHandle,
+    query = '',
+    headers: Record<string, string> = {},
+  ): Promise<SseClient> {
+    const controller = new AbortController()
+    const response = await fetch(`${app.url}/api/v1/events/stream${query}`, {
+      headers,
+      signal: controller.signal,
+    })
+    const client = new SseClient(response, controller)
+    if (response.ok && response.body) void client.pump(response.body)
+    return client
+  }
+
+  private async pump(body: ReadableStream<Uint8Array>): Promise<void> {
+    const decoder = new TextDecoder()
+    const reader = body.getReader()
+    try {
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) break
+        this.buffer += decoder.decode(value, { stream: true })
+        this.parse()
+        this.changed()
+      }
+    } catch {
+      // Aborted by close(): the test is done with the stream.
+    } finally {
+      this.ended = true
+      this.changed()
+    }
+  }
+
+  private parse(): void {
+    for (;;) {
+      const end = this.buffer.indexOf('\n\n')
+      if (end === -1) return
+      const block = this.buffer.slice(0, end)
+      this.buffer = this.buffer.slice(end + 2)
+      const fields: Record<string, string> = {}
+      for (const line of block.split('\n')) {
+        if (line.startsWith(':')) {
+          this.comments.push(line.slice(1).trim())
+          continue
+        }
+        const colon = line.indexOf(':')
+        const name = line.slice(0, colon)
+        const value = line.slice(colon + 1).replace(/^ /, '')
+        assert.ok(colon > 0 && !(name in fields), `well-formed frame line: ${line}`)
+        fields[name] = value
+      }
+      if (Object.keys(fields).length === 0) continue
+      assert.deepEqual(Object.keys(fields).sort(), ['data', 'event', 'id'], block)
+      this.frames.push({
+        id: fields.id!,
+        event: fields.event!,
+        data: JSON.parse(fields.data!) as EventEnvelope,
+      })
+    }
+  }
+
+  /** Waits (with a deadline) until `done()` holds for what has arrived. */
+  async until(what: string, done: () => boolean, timeoutMs = WAIT_MS): Promise<void> {
+    const deadline = Date.now() + timeoutMs
+    while (!done()) {
+      if (this.ended) assert.fail(`stream ended while waiting for ${what}`)
+      const left = deadline - Date.now()
+      if (left <= 0) assert.fail(`timed out waiting for ${what} (${this.frames.length} frames)`)
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(left, 250))
+        this.changed = () => {
+          clearTimeout(timer)
+          resolve()
+        }
+      })
+    }
+  }
+
+  untilFrames(count: number): Promise<void> {
+    return this.until(`${count} frames`, () => this.frames.length >= count)
+  }
+
+  close(): void {
+    this.controller.abort()
+  }
+}
+
+async function open(
+  t: TestContext,
+  app: TestAppHandle,
+  query = '',
+  headers: Record<string, string> = {},
+): Promise<SseClient> {
+  const client = await SseClient.open(app, query, headers)
+  t.after(() => client.close())
+  return client
+}
+
+async function ok(
+  app: TestAppHandle,
+  method: string,
+  path: string,
+  status: number,
+  body?: unknown,
+): Promise<Body> {
+  const res = await app.request(method, path, body === undefined ? {} : { body })
+  assert.equal(res.status, status, `${method} ${path}: ${res.text}`)
+  return res.body
+}
+
+async function eventsAfter(
+  app: TestAppHandle,
+  after: number,
+  filter = '',
+): Promise<EventEnvelope[]> {
+  const out: EventEnvelope[] = []
+  let cursor = after
+  for (;;) {
+    const page = await ok(app, 'GET', `/api/v1/events?after=${cursor}&limit=1000${filter}`, 200)
+    if (page.events.length === 0) return out
+    out.push(...(page.events as EventEnvelope[]))
+    cursor = page.next
+  }
+}
+
+async function head(app: TestAppHandle): Promise<number> {
+  const page = await ok(app, 'GET', '/api/v1/events?newest=1', 200)
+  return page.events.length === 0 ? 0 : page.events[0].sequence
+}
+
+function framesOf(events: readonly EventEnvelope[]): Frame[] {
+  return events.map((e) => ({ id: String(e.sequence), event: e.type, data: e }))
+}
+
+function csvTransactions(prefix: string, count: number): IngestTransaction[] {
+  return Array.from({ length: count }, (_, i) => ({
+    id: `csv:${prefix}-${String(i).padStart(5, '0')}`,
+    account_id: 'csv:checking',
+    amount: `${i}.01`,
+    date: '2024-03-01T00:00:00Z',
+  }))
+}
+
+/** Commits `count` synced transactions (one event each) in one unit of work. */
+async function ingest(app: TestAppHandle, prefix: string, count: number): Promise<void> {
+  await app.ctx.ledger.mutate((uow) =>
+    ingestBatchInUnit(uow, {
+      source: 'csv',
+      organizations: [{ id: 'csv:bank', name: 'Bank' }],
+      accounts: [
+        { id: 'csv:checking', org_id: 'csv:bank', name: 'Checking', currency: 'USD', balance: '0' },
+      ],
+      transactions: csvTransactions(prefix, count),
+    }),
+  )
+}
+
+/** The follower's next event, failing instead of hanging when none comes. */
+async function nextWithin(follower: AsyncGenerator<EventEnvelope>): Promise<EventEnvelope> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('the follower yielded nothing in time')), WAIT_MS)
+  })
+  try {
+    const next = await Promise.race([follower.next(), timeout])
+    assert.equal(next.done, false)
+    return next.value
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+async function waitUntil(what: string, done: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + WAIT_MS
+  while (!(await done())) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+async function publishedTotal(app: TestAppHandle): Promise<number> {
+  const res = await app.request('GET', '/metrics')
+  assert.equal(res.status, 200)
+  const match = /^service_events_published_total (\d+)$/m.exec(res.text)
+  assert.ok(match, 'service_events_published_total is exported')
+  return Number(match[1])
+}
+
+async function droppedTotal(app: TestAppHandle): Promise<number> {
+  const res = await app.request('GET', '/metrics')
+  assert.equal(res.status, 200)
+  const match = /^service_events_dropped_total (\d+)$/m.exec(res.text)
+  assert.ok(match, 'service_events_dropped_total is exported')
+  return Number(match[1])
+}
+
+test('frames carry id = sequence, event = type, data = envelope; only new events without ?after', async (t) => {
+  const app = await startTestApp(t)
+  const acct = await ok(app, 'POST', '/api/v1/accounts', 201, { name: 'Before', currency: 'usd' })
+  await ok(app, 'POST', '/api/v1/transactions', 201, {
+    account_id: acct.id,
+    amount: '1',
+    date: '2024-01-01',
+  })
+  const start = await head(app)
+  assert.equal(start, 2)
+
+  const stream = await open(t, app)
+  assert.equal(stream.response.status, 200)
+  assert.equal(stream.response.headers.get('content-type'), 'text/event-stream; charset=utf-8')
+  assert.equal(stream.response.headers.get('x-accel-buffering'), 'no')
+  assert.equal(stream.response.headers.get('cache-control'), 'no-cache, no-transform')
+  // The opening comment is written once the stream's starting point is fixed.
+  await stream.until('the opening comment', () => stream.comments.length > 0)
+
+  const tx = await ok(app, 'POST', '/api/v1/transactions', 201, {
+    account_id: acct.id,
+    amount: '-2.50',
+    date: '2024-01-02',
+  })
+  await ok(app, 'PUT', `/api/v1/transactions/${tx.id}/labels`, 200, { labels: { shop: 'bakery' } })
+  const fresh = await eventsAfter(app, start)
+  assert.deepEqual(
+    fresh.map((e) => e.type),
+    ['transaction.created', 'label.applied'],
+  )
+  await stream.untilFrames(2)
+  // Exactly the new events, in order, with the envelope GET /events/{sequence} shows.
+  assert.deepEqual(stream.frames, framesOf(fresh))
+  assert.deepEqual(stream.frames[0]!.data.data, tx)
+  for (const frame of stream.frames) {
+    assert.deepEqual(await ok(app, 'GET', `/api/v1/events/${frame.id}`, 200), frame.data)
+  }
+  stream.close()
+})
+
+test('?after replays the log and then follows live writes with no gap and no duplicate', async (t) => {
+  const app = await startTestApp(t)
+  // Several replay pages (500 each) already in the log, plus some HTTP writes.
+  await ingest(app, 'old', 3000)
+  const acct = await ok(app, 'POST', '/api/v1/accounts', 201, { name: 'Live', currency: 'usd' })
+  const existing = await head(app)
+
+  // Writers run before, during and after the stream's replay: the stream opens
+  // once they are under way, and they stop only after it has switched to live
+  // events (and after at least 300 writes in all).
+  let stream: SseClient | null = null
+  let written = 0
+  const writers = 6
+  const perWriter = 50
+  const write = async (w: number, i: number) => {
+    await ok(app, 'POST', '/api/v1/transactions', 201, {
+      account_id: acct.id,
+      amount: `${w}.${String(i).padStart(4, '0')}`,
+      date: '2024-04-01',
+    })
+    written++
+  }
+  const running = Promise.all(
+    Array.from({ length: writers }, async (_, w) => {
+      for (let i = 0; i < perWriter || !stream || stream.frames.length <= existing; i++) {
+        await write(w, i)
+      }
+      // A few more once the stream is live.
+      for (let i = 0; i < 5; i++) await write(w, perWriter + 10_000 + i)
+    }),
+  )
+  const deadline = Date.now() + WAIT_MS
+  while (written < 30) {
+    assert.ok(Date.now() < deadline, 'writers make progress')
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+  stream = await open(t, app, '?after=0')
+  await running
+  assert.ok(written >= writers * perWriter)
+
+  const log = await eventsAfter(app, 0)
+  assert.equal(log.length, existing + written)
+  await stream.untilFrames(log.length)
+
+  const sequences = stream.frames.map((f) => Number(f.id))
+  assert.deepEqual(
+    sequences,
+    log.map((e) => e.sequence),
+    'the stream is exactly the log',
+  )
+  for (let i = 1; i < sequences.length; i++) {
+    assert.ok(sequences[i]! > sequences[i - 1]!, `strictly increasing at ${i}`)
+  }
+  assert.equal(new Set(stream.frames.map((f) => f.data.event_id)).size, log.length, 'no duplicates')
+  assert.deepEqual(stream.frames, framesOf(log))
+
+  // Nothing extra trails in: a later event is the next frame.
+  const last = await ok(app, 'POST', '/api/v1/accounts', 201, { name: 'Last', currency: 'usd' })
+  await stream.untilFrames(log.length + 1)
+  assert.equal(stream.frames.length, log.length + 1)
+  assert.equal(stream.frames.at(-1)!.data.entity_id, last.id)
+  stream.close()
+})
+
+test('?after=N and Last-Event-ID resume after the given sequence', async (t) => {
+  const app = await startTestApp(t)
+  await ingest(app, 'x', 5)
+  const log = await eventsAfter(app, 0)
+  assert.equal(log.length, 6)
+  const byQuery = await open(t, app, `?after=${log[2]!.sequence}`)
+  const byHeader = await open(t, app, '', { 'last-event-id': String(log[3]!.sequence) })
+  // ?after wins over the header.
+  const both = await open(t, app, `?after=${log[4]!.sequence}`, { 'last-event-id': '0' })
+  await byQuery.untilFrames(3)
+  await byHeader.untilFrames(2)
+  await both.untilFrames(1)
+  // Then they follow live events.
+  const live = await ok(app, 'POST', '/api/v1/accounts', 201, { name: 'Live', currency: 'usd' })
+  const all = await eventsAfter(app, 0)
+  assert.equal(all.at(-1)!.entity_id, live.id)
+  await byQuery.untilFrames(4)
+  await byHeader.untilFrames(3)
+  await both.untilFrames(2)
+  assert.deepEqual(byQuery.frames, framesOf(all.slice(3)))
+  assert.deepEqual(byHeader.frames, framesOf(all.slice(4)))
+  assert.deepEqual(both.frames, framesOf(all.slice(5)))
+  for (const s of [byQuery, byHeader, both]) s.close()
+})
+
+test('type and entity_type filters apply to the replay and to live events', async (t) => {
+  const app = await startTestApp(t)
+  const acct = await ok(app, 'POST', '/api/v1/accounts', 201, { name: 'A', currency: 'usd' })
+  const tx1 = await ok(app, 'POST', '/api/v1/transactions', 201, {
+    account_id: acct.id,
+    amount: '1',
+    date: '2024-01-01',
+  })
+  await ok(app, 'PUT', `/api/v1/transactions/${tx1.id}/labels`, 200, { labels: { a: 'b' } })
+
+  const created = await open(t, app, '?after=0&type=transaction.created')
+  const ofTransactions = await open(t, app, '?after=0&entity_type=transaction')
+  const both = await open(t, app, '?after=0&type=transaction.created&entity_type=transaction')
+  const ofAccounts = await open(t, app, '?after=0&entity_type=account')
+  await created.untilFrames(1)
+  await ofTransactions.untilFrames(2)
+  await both.untilFrames(1)
+  await ofAccounts.untilFrames(1)
+
+  // Live: a mix of matching and non-matching events...
+  await ok(app, 'PUT', `/api/v1/accounts/${acct.id}`, 200, { name: 'A2' })
+  const tx2 = await ok(app, 'POST', '/api/v1/transactions', 201, {
+    account_id: acct.id,
+    amount: '2',
+    date: '2024-01-02',
+  })
+  await ok(app, 'PUT', `/api/v1/transactions/${tx2.id}/labels`, 200, { labels: { c: 'd' } })
+  await ok(app, 'PUT', `/api/v1/transactions/${tx1.id}`, 200, { amount: '1.5' })
+  // ...and last one that every transaction stream matches: once a stream has it,
+  // any event it should have left out would already have arrived before it.
+  const tx3 = await ok(app, 'POST', '/api/v1/transactions', 201, {
+    account_id: acct.id,
+    amount: '3',
+    date: '2024-01-03',
+  })
+
+  const log = await eventsAfter(app, 0)
+  assert.deepEqual(
+    log.map((e) => [e.type, e.entity_id]),
+    [
+      ['account.created', acct.id],
+      ['transaction.created', tx1.id],
+      ['label.applied', tx1.id],
+      ['account.updated', acct.id],
+      ['transaction.created', tx2.id],
+      ['label.applied', tx2.id],
+      ['transaction.updated', tx1.id],
+      ['transaction.created', tx3.id],
+    ],
+  )
+  const expectCreated = log.filter((e) => e.type === 'transaction.created')
+  const expectTransactions = log.filter((e) => e.entity_type === 'transaction')
+  const expectAccounts = log.filter((e) => e.entity_type === 'account')
+  await created.until('tx3', () => created.frames.at(-1)?.data.entity_id === tx3.id)
+  await both.until('tx3', () => both.frames.at(-1)?.data.entity_id === tx3.id)
+  await ofTransactions.until('tx3', () => ofTransactions.frames.at(-1)?.data.entity_id === tx3.id)
+  assert.deepEqual(created.frames, framesOf(expectCreated))
+  assert.deepEqual(both.frames, framesOf(expectCreated))
+  assert.deepEqual(ofTransactions.frames, framesOf(expectTransactions))
+
+  // The account stream: a final account event plays the same role.
+  const acct2 = await ok(app, 'POST', '/api/v1/accounts', 201, { name: 'B', currency: 'eur' })
+  await ofAccounts.until('acct2', () => ofAccounts.frames.at(-1)?.data.entity_id === acct2.id)
+  const accountLog = (await eventsAfter(app, 0)).filter((e) => e.entity_type === 'account')
+  assert.deepEqual(accountLog.slice(0, -1), expectAccounts)
+  assert.deepEqual(ofAccounts.frames, framesOf(accountLog))
+  for (const s of [created, ofTransactions, both, ofAccounts]) s.close()
+})
+
+test('the stream needs a token once one is configured', async (t) => {
+  const app = await startTestApp(t, { env: { SERVICE_DASHBOARD_TOKEN: TOKEN } })
+  const denied: Array<Record<string, string>> = [{}, { authorization: 'Bearer not-the-token' }]
+  for (const headers of denied) {
+    const res = await fetch(`${app.url}/api/v1/events/stream`, {
+      headers,
+      signal: AbortSignal.timeout(WAIT_MS),
+    })
+    assert.equal(res.status, 401)
+    assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/)
+    const body = (await res.json()) as { status: number; title: string }
+    assert.equal(body.status, 401)
+    assert.equal(body.title, 'Unauthorized')
+  }
+  // The dashboard token and a read-only API key may both read the stream.
+  const key = await app.request('POST', '/api/v1/security/api-keys', {
+    token: TOKEN,
+    body: { name: 'reader', scope: 'read' },
+  })
+  assert.equal(key.status, 201, key.text)
+  for (const bearer of [TOKEN, key.body.key as string]) {
+    const stream = await open(t, app, '?after=0', { authorization: `Bearer ${bearer}` })
+    assert.equal(stream.response.status, 200)
+    stream.close()
+  }
+})
+
+test('events.enabled = false: the stream answers 503', async (t) => {
+  const app = await startTestApp(t, { env: { SERVICE_EVENTS_ENABLED: 'false' } })
+  for (const query of ['', '?after=0']) {
+    const res = await fetch(`${app.url}/api/v1/events/stream${query}`, {
+      signal: AbortSignal.timeout(WAIT_MS),
+    })
+    assert.equal(res.status, 503)
+    assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/)
+    assert.deepEqual(await res.json(), {
+      type: 'about:blank',
+      title: 'Service Unavailable',
+      status: 503,
+      detail: 'the event log is turned off (events.enabled = false)',
+    })
+  }
+})
+
+test('the bus drops a subscriber that does not read; the follower replays the gap', async (t) => {
+  // Webhooks off: the dispatcher would be one more subscriber on the bus.
+  const app = await startTestApp(t, { env: { SERVICE_WEBHOOKS_ENABLED: 'false' } })
+  assert.equal(app.ctx.bus.subscriberCount, 0)
+  await ingest(app, 'seed', 3)
+  const start = await head(app)
+
+  // A subscriber that never reads is dropped once more than 64 events arrive.
+  // (On PostgreSQL events reach the bus from the log tail, a moment after the
+  // commit: wait until the bus has published them.)
+  const droppedBefore = await droppedTotal(app)
+  const publishedBefore = await publishedTotal(app)
+  const lazy = app.ctx.bus.subscribe()
+  await ingest(app, 'burst', 64)
+  await waitUntil(
+    '64 events published',
+    async () => (await publishedTotal(app)) >= publishedBefore + 64,
+  )
+  assert.equal(await publishedTotal(app), publishedBefore + 64)
+  assert.equal(lazy.dropped, false, 'a full buffer of 64 is still fine')
+  await ingest(app, 'more', 1)
+  await waitUntil('the lazy subscriber is dropped', async () => lazy.dropped)
+  assert.equal(lazy.closed, true)
+  assert.equal(await lazy.next(), null)
+  assert.equal(await droppedTotal(app), droppedBefore + 1)
+
+  // A slow follower: it is dropped too, but yields every event once, in order.
+  const controller = new AbortController()
+  t.after(() => controller.abort())
+  const follower = followEvents({
+    db: app.ctx.db.kysely,
+    bus: app.ctx.bus,
+    after: start,
+    signal: controller.signal,
+  })
+  const seen: EventEnvelope[] = []
+  const droppedMid = await droppedTotal(app)
+  const bursts = 4
+  for (let b = 0; b < bursts; b++) {
+    // Publish a burst larger than the buffer while the follower is not reading.
+    await ingest(app, `slow-${b}`, 150)
+    const goal = await head(app)
+    while (seen.length === 0 || seen.at(-1)!.sequence < goal) {
+      seen.push(await nextWithin(follower))
+      // Reading slowly: more than a buffer of writes between two reads.
+      if (seen.length % 100 === 0) await ingest(app, `mid-${b}-${seen.length}`, 70)
+    }
+  }
+  // Drain what the mid-loop writes added.
+  const log = await eventsAfter(app, start)
+  while (seen.at(-1)!.sequence < log.at(-1)!.sequence) {
+    seen.push(await nextWithin(follower))
+  }
+  assert.deepEqual(seen, log, 'every event exactly once, in order')
+  assert.ok((await droppedTotal(app)) > droppedMid, 'the slow follower was dropped at least once')
+
+  controller.abort()
+  assert.deepEqual(await follower.next(), { done: true, value: undefined })
+  assert.equal(app.ctx.bus.subscriberCount, 0)
+})
