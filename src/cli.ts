@@ -6,6 +6,7 @@ import { openServiceContext, startApp, StartupError } from './app.js'
 import { generateDashboardToken } from './auth/dashboard-token.js'
 import { ConfigError, defaultConfigPath, loadConfig, type LoadResult } from './config/index.js'
 import { createLogger } from './log.js'
+import { runMcpStdio } from './mcp/stdio.js'
 import { runSyncCommand } from './sync/cli.js'
 
 const HELP = `coffer — a self-hosted financial ledger
@@ -103,8 +104,8 @@ async function main(argv: string[]): Promise<number> {
     case 'sync':
       return runSyncCommand(readConfig(values.config))
     case 'mcp':
-      console.error(`coffer ${command}: not available in this version yet`)
-      return 2
+      await runMcpStdio(readConfig(values.config))
+      return 0
     default:
       console.error(`coffer: unknown command "${command}"\n\n${HELP}`)
       return 2

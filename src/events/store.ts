@@ -2,6 +2,7 @@
 // ledger.mutate's database transaction; reads page by sequence.
 import type { Kysely, Transaction } from 'kysely'
 import { randomUUID } from 'node:crypto'
+import { insertRows } from '../db/bulk.js'
 import type { Database } from '../db/schema.js'
 import type { EventRow } from './tables.js'
 import type { EventEnvelope, NewEvent } from './types.js'
@@ -19,25 +20,27 @@ export async function appendEvents(
   const out: EventEnvelope[] = []
   for (let start = 0; start < events.length; start += APPEND_CHUNK_ROWS) {
     const chunk = events.slice(start, start + APPEND_CHUNK_ROWS)
-    const rows = chunk.map((event) => ({
-      event_id: randomUUID(),
-      type: event.type,
-      entity_type: event.entity_type,
-      entity_id: event.entity_id,
-      occurred_at: occurredAt,
-      data: JSON.stringify(event.data ?? null),
-    }))
-    const inserted = await trx
-      .insertInto('events')
-      .values(rows)
-      .returning(['sequence', 'event_id'])
-      .execute()
+    const rows = chunk.map((event) => [
+      randomUUID(),
+      event.type,
+      event.entity_type,
+      event.entity_id,
+      occurredAt,
+      JSON.stringify(event.data ?? null),
+    ])
+    const inserted = await insertRows(
+      trx,
+      'events',
+      ['event_id', 'type', 'entity_type', 'entity_id', 'occurred_at', 'data'],
+      rows,
+      ['sequence', 'event_id'],
+    )
     // RETURNING order follows VALUES order on both engines for a single insert.
     inserted.forEach((row, i) => {
       const event = chunk[i]!
       out.push({
         sequence: Number(row.sequence),
-        event_id: row.event_id,
+        event_id: row.event_id as string,
         type: event.type,
         entity_type: event.entity_type,
         entity_id: event.entity_id,

@@ -70,7 +70,8 @@ function validationErrors(issues: readonly AjvIssue[], context: string | undefin
   return [...seen.values()]
 }
 
-export function toProblem(error: unknown, request: FastifyRequest): ProblemBody {
+/** `request` only supplies the logger for unexpected errors (MCP passes the service log). */
+export function toProblem(error: unknown, request: Pick<FastifyRequest, 'log'>): ProblemBody {
   if (error instanceof ServiceError) return problem(error.status, error.message, error.errors)
   const fe = error as FastifyError & { validation?: AjvIssue[]; validationContext?: string }
   if (fe.validation) {

@@ -7,7 +7,9 @@ import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
 import type { Auth } from '../auth/index.js'
 import type { ServiceContext } from '../context.js'
 import { Invalid } from '../errors.js'
+import * as mcpRoutes from '../mcp/http.js'
 import { JsonBodyError, parseJsonBody } from './json-body.js'
+import { findNul } from './nul.js'
 import { problem, sendProblem, toProblem } from './problem.js'
 import * as accountRoutes from './routes/accounts.js'
 import type { RouteDeps } from './routes/deps.js'
@@ -47,25 +49,6 @@ function isEmptyObject(value: unknown): boolean {
     !Array.isArray(value) &&
     Object.keys(value).length === 0
   )
-}
-
-/** The path of the first string (or key) in `value` that contains U+0000, or null. */
-export function findNul(value: unknown, root: string): string | null {
-  // Iterative: a body may be nested thousands of levels deep.
-  const stack: Array<{ item: unknown; path: string }> = [{ item: value, path: root }]
-  while (stack.length > 0) {
-    const { item, path } = stack.pop()!
-    if (typeof item === 'string') {
-      if (item.includes('\0')) return path
-    } else if (item !== null && typeof item === 'object') {
-      for (const [key, child] of Object.entries(item)) {
-        const childPath = path === root ? key : `${path}.${key}`
-        if (key.includes('\0')) return childPath
-        stack.push({ item: child, path: childPath })
-      }
-    }
-  }
-  return null
 }
 
 export async function buildHttpServer(ctx: ServiceContext, auth: Auth): Promise<HttpServer> {
@@ -169,6 +152,7 @@ export async function buildHttpServer(ctx: ServiceContext, auth: Auth): Promise<
   const sse = new SseStreams()
   const deps: RouteDeps = { ctx, auth, sse }
   for (const routes of ROUTES) routes.register(app, deps)
+  if (ctx.config.mcp.enabled) mcpRoutes.register(app, deps)
 
   app.get('/api/v1/openapi.json', { config: { tier: 'open' }, schema: { hide: true } }, async () =>
     app.swagger(),

@@ -1,7 +1,7 @@
 // Two validators: request bodies are checked strictly (unknown fields and wrong
 // JSON types are 400, nothing is coerced or stripped: CONTRACT 3); query strings
 // and path parameters arrive as text, so they are coerced to their schema types.
-import { Ajv } from 'ajv'
+import { Ajv, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
 
@@ -22,6 +22,11 @@ function makeAjv(coerce: boolean): Ajv {
 
 const bodyAjv = makeAjv(false)
 const paramAjv = makeAjv(true)
+
+/** The strict body validator, for inputs that are not HTTP bodies (MCP tool arguments). */
+export function compileStrict(schema: object): ValidateFunction {
+  return bodyAjv.compile(schema)
+}
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : paramAjv

@@ -1,5 +1,6 @@
 // Transaction history (CONTRACT 6): one version per change, with the snapshot
 // after the change and a per-field diff. Versions outlive a deleted transaction.
+import { insertRows } from '../db/bulk.js'
 import type { DbExecutor } from '../db/schema.js'
 import { NotFound } from '../errors.js'
 import { canonicalJson, type JsonValue, type TransactionJson } from './json.js'
@@ -95,20 +96,22 @@ export async function appendVersions(
   const rows = versions.map((v) => {
     const version = (latest.get(v.transaction_id) ?? 0) + 1
     latest.set(v.transaction_id, version)
-    return {
-      transaction_id: v.transaction_id,
+    return [
+      v.transaction_id,
       version,
-      kind: v.kind,
-      occurred_at: uow.now,
-      snapshot: JSON.stringify(v.snapshot),
-      diff: JSON.stringify(v.diff),
-    }
+      v.kind,
+      uow.now,
+      JSON.stringify(v.snapshot),
+      JSON.stringify(v.diff),
+    ]
   })
   for (let i = 0; i < rows.length; i += VERSION_CHUNK_ROWS) {
-    await uow.trx
-      .insertInto('transaction_versions')
-      .values(rows.slice(i, i + VERSION_CHUNK_ROWS))
-      .execute()
+    await insertRows(
+      uow.trx,
+      'transaction_versions',
+      ['transaction_id', 'version', 'kind', 'occurred_at', 'snapshot', 'diff'],
+      rows.slice(i, i + VERSION_CHUNK_ROWS),
+    )
   }
 }
 

@@ -124,18 +124,16 @@ export async function ingestBatchInUnit(
   const incoming = [...new Map((batch.transactions ?? []).map((t) => [t.id, t])).values()]
   for (let i = 0; i < incoming.length; i += LOOKUP_CHUNK) {
     const chunk = incoming.slice(i, i + LOOKUP_CHUNK)
+    // Only the compared columns (a re-sync mostly finds nothing to change), with
+    // the ids sorted so that the lookups walk the primary key in order.
     const existingRows = await trx
       .selectFrom('transactions')
-      .selectAll()
-      .where(
-        'id',
-        'in',
-        chunk.map((t) => t.id),
-      )
+      .select(['id', ...CORE_FIELDS])
+      .where('id', 'in', chunk.map((t) => t.id).sort())
       .execute()
     const existing = new Map(existingRows.map((r) => [r.id, r]))
     const fresh: TransactionRow[] = []
-    const changedRows: TransactionRow[] = []
+    const changed: TransactionRow[] = []
     const unchangedIds: string[] = []
     for (const t of chunk) {
       const row: TransactionRow = {
@@ -156,18 +154,27 @@ export async function ingestBatchInUnit(
       if (!old) fresh.push(row)
       // Compared on the rows (the core fields are columns of the same name): an
       // unchanged re-sync builds no JSON at all.
-      else if (CORE_FIELDS.some((field) => old[field] !== row[field])) {
-        changedRows.push({ ...row, source: old.source, created_at: old.created_at })
-      } else unchangedIds.push(t.id)
+      else if (CORE_FIELDS.some((field) => old[field] !== row[field])) changed.push(row)
+      else unchangedIds.push(t.id)
     }
     await insertTransactionsInUnit(uow, fresh)
     counts.inserted += fresh.length
 
-    if (changedRows.length > 0) {
-      const befores = await toTransactionsJson(
-        trx,
-        changedRows.map((r) => existing.get(r.id)!),
-      )
+    if (changed.length > 0) {
+      // The whole rows for the snapshots before the change (the lookup read only some columns).
+      const fullRows = await trx
+        .selectFrom('transactions')
+        .selectAll()
+        .where('id', 'in', changed.map((r) => r.id).sort())
+        .execute()
+      const full = new Map(fullRows.map((r) => [r.id, r]))
+      const olds = changed.map((r) => full.get(r.id)!)
+      const changedRows = changed.map((row, index) => ({
+        ...row,
+        source: olds[index]!.source,
+        created_at: olds[index]!.created_at,
+      }))
+      const befores = await toTransactionsJson(trx, olds)
       const versions: NewVersion[] = []
       for (const [index, row] of changedRows.entries()) {
         const before = befores[index]!
@@ -209,7 +216,7 @@ export async function ingestBatchInUnit(
       await trx
         .updateTable('transactions')
         .set({ synced_at: now })
-        .where('id', 'in', unchangedIds)
+        .where('id', 'in', unchangedIds.sort())
         .execute()
       counts.unchanged += unchangedIds.length
     }

@@ -3,6 +3,7 @@
 // a manual transaction may live in any account, synced ones included.
 import { randomUUID } from 'node:crypto'
 import type { ServiceContext } from '../context.js'
+import { insertRows } from '../db/bulk.js'
 import type { DbExecutor } from '../db/schema.js'
 import { Conflict, Invalid, NotFound } from '../errors.js'
 import { resolvePage, type PageInput } from '../page.js'
@@ -106,6 +107,21 @@ export async function createTransaction(
   })
 }
 
+const TRANSACTION_COLUMNS = [
+  'id',
+  'account_id',
+  'amount',
+  'date',
+  'description',
+  'payee',
+  'memo',
+  'pending',
+  'source',
+  'created_at',
+  'updated_at',
+  'synced_at',
+] as const satisfies ReadonlyArray<keyof TransactionRow>
+
 /**
  * Inserts new transaction rows with their `imported` history version and
  * `transaction.created` event. The one insert path for manual entry and sync.
@@ -116,10 +132,12 @@ export async function insertTransactionsInUnit(
 ): Promise<TransactionJson[]> {
   const INSERT_CHUNK_ROWS = 1000 // 12 parameters a row, under SQLite's 32766
   for (let i = 0; i < rows.length; i += INSERT_CHUNK_ROWS) {
-    await uow.trx
-      .insertInto('transactions')
-      .values(rows.slice(i, i + INSERT_CHUNK_ROWS))
-      .execute()
+    await insertRows(
+      uow.trx,
+      'transactions',
+      TRANSACTION_COLUMNS,
+      rows.slice(i, i + INSERT_CHUNK_ROWS).map((r) => TRANSACTION_COLUMNS.map((c) => r[c])),
+    )
   }
   const created = rows.map((row) => toTransactionJson(row, {}, {}))
   await appendVersions(

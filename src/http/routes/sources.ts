@@ -13,7 +13,7 @@ import type { App } from '../types.js'
 import type { RouteDeps } from './deps.js'
 import { RunAccepted, SyncRun } from './sync.js'
 
-const SourceType = Type.String({ minLength: 1, maxLength: 64, description: 'e.g. csv' })
+export const SourceType = Type.String({ minLength: 1, maxLength: 64, description: 'e.g. csv' })
 
 const SourceEntry = Type.Object({
   type: Type.String(),

@@ -1,0 +1,91 @@
+// The MCP server (SPEC 4.7, CONTRACT 3c): the SDK's low-level Server, so that tool
+// input schemas are our TypeBox JSON Schemas (DESIGN: one schema language). Both
+// transports (stdio.ts, http.ts) build one with buildMcpServer. Tool arguments are
+// checked by the same strict Ajv as REST bodies; a failure of any kind is a tool
+// error carrying the REST problem details (the one mapping for MCP errors).
+import { readFileSync } from 'node:fs'
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js'
+import type { ValidateFunction } from 'ajv'
+import type { ServiceContext } from '../context.js'
+import { Invalid } from '../errors.js'
+import { toProblem } from '../http/problem.js'
+import { findNul } from '../http/nul.js'
+import { compileStrict } from '../http/validation.js'
+import { TOOLS, type Tool } from './tools.js'
+
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string
+  }
+).version
+
+interface CompiledTool extends Tool {
+  validate: ValidateFunction
+}
+
+// Compiled once per process: every HTTP request builds a fresh Server.
+const COMPILED = new Map<string, CompiledTool>(
+  TOOLS.map((t) => [t.name, { ...t, validate: compileStrict(t.inputSchema) }]),
+)
+
+/** Text content always; structured content when the body is a JSON object (MCP requires one). */
+function toolResult(body: unknown, isError = false): CallToolResult {
+  const structured =
+    typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? { structuredContent: body as Record<string, unknown> }
+      : {}
+  return {
+    content: [{ type: 'text', text: JSON.stringify(body) }],
+    ...structured,
+    ...(isError ? { isError: true } : {}),
+  }
+}
+
+/** Runs one tool; every failure becomes a tool error with the REST problem details. */
+export async function callTool(
+  ctx: ServiceContext,
+  name: string,
+  input: unknown,
+): Promise<CallToolResult> {
+  const tool = COMPILED.get(name)
+  if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"`)
+  let body: unknown
+  try {
+    // As for REST (http/server.ts): PostgreSQL text cannot hold U+0000.
+    const nul = findNul(input, 'arguments')
+    if (nul !== null) throw Invalid.field(nul, 'must not contain the NUL character (U+0000)')
+    if (!tool.validate(input)) {
+      // Shaped like Fastify's validation error, so toProblem words it as REST does.
+      throw Object.assign(new Error('invalid arguments'), {
+        validation: tool.validate.errors ?? [],
+        validationContext: 'arguments',
+      })
+    }
+    body = await tool.call(ctx, input)
+  } catch (error) {
+    return toolResult(toProblem(error, { log: ctx.log }), true)
+  }
+  return toolResult(body)
+}
+
+export function buildMcpServer(ctx: ServiceContext): Server {
+  const server = new Server({ name: 'coffer', version: VERSION }, { capabilities: { tools: {} } })
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: TOOLS.map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema,
+    })),
+  }))
+  server.setRequestHandler(CallToolRequestSchema, (request) =>
+    callTool(ctx, request.params.name, request.params.arguments ?? {}),
+  )
+  return server
+}

@@ -1,0 +1,38 @@
+// `coffer mcp`: MCP over stdio for a local client (SPEC 4.7: no token). stdout
+// carries protocol messages only, so the logger writes to stderr. The schedule
+// is not started (a running `coffer serve` owns it); sync tools still run syncs.
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { openServiceContext } from '../app.js'
+import type { LoadResult } from '../config/index.js'
+import { createLogger } from '../log.js'
+import { stopSync } from '../sync/index.js'
+import { buildMcpServer } from './server.js'
+
+/** Serves until the client closes stdin (or a signal arrives), then shuts down. */
+export async function runMcpStdio(loaded: LoadResult): Promise<void> {
+  const { config } = loaded
+  const logger = createLogger({
+    level: config.log.level,
+    format: config.log.format,
+    destination: process.stderr,
+  })
+  for (const warning of loaded.warnings) logger.warn(warning)
+  const ctx = await openServiceContext(config, { logger })
+  const server = buildMcpServer(ctx)
+  const transport = new StdioServerTransport()
+  await server.connect(transport)
+  logger.info('serving MCP on stdio')
+
+  await new Promise<void>((resolve) => {
+    process.stdin.once('end', resolve)
+    process.stdin.once('close', resolve)
+    process.once('SIGINT', resolve)
+    process.once('SIGTERM', resolve)
+  })
+  await server.close()
+  // Waits for a sync this process started to finish its run record.
+  await stopSync(ctx)
+  await ctx.close()
+  // Releases a stdin still open after a signal, so the process can end.
+  process.stdin.destroy()
+}

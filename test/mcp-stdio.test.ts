@@ -1,0 +1,220 @@
+// `coffer mcp`: MCP over stdio (SPEC 4.7: no token), spawned from source with the
+// SDK's own client on a fresh database of the engine under test; stdout must carry
+// protocol messages only (logs go to stderr).
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test, type TestContext } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import {
+  createSchema,
+  dropSchema,
+  dsnWithSchema,
+  POSTGRES_DSN,
+  startTestApp,
+} from './helpers/app.js'
+import { TOOLS } from '../src/mcp/tools.js'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const DEADLINE_MS = 30_000
+
+interface Box {
+  dir: string
+  schema: string | null
+  env: Record<string, string>
+}
+
+/** A temp directory and a fresh database (SQLite file, or PostgreSQL schema). */
+async function sandbox(t: TestContext): Promise<Box> {
+  const dir = mkdtempSync(join(tmpdir(), 'coffer-mcp-'))
+  const schema = POSTGRES_DSN ? await createSchema() : null
+  t.after(async () => {
+    if (schema) await dropSchema(schema)
+    rmSync(dir, { recursive: true, force: true })
+  })
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    SERVICE_DATA_DIR: join(dir, 'data'),
+    SERVICE_DATABASE_PATH: join(dir, 'coffer.db'),
+    SERVICE_LOG_LEVEL: 'info',
+    SERVICE_SYNC_INTERVAL: '0',
+    ...(schema
+      ? { SERVICE_DATABASE_DRIVER: 'postgres', SERVICE_DATABASE_DSN: dsnWithSchema(schema) }
+      : {}),
+  }
+  return { dir, schema, env }
+}
+
+function textOf(result: CallToolResult): unknown {
+  return JSON.parse((result.content[0] as { text: string }).text)
+}
+
+test('the SDK client drives coffer mcp over stdio; results equal REST afterwards', async (t) => {
+  const box = await sandbox(t)
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', 'src/cli.ts', 'mcp'],
+    cwd: ROOT,
+    env: box.env,
+    stderr: 'pipe',
+  })
+  let stderr = ''
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
+  const protocolErrors: Error[] = []
+  const client = new Client({ name: 'coffer-test', version: '1' })
+  client.onerror = (error) => protocolErrors.push(error)
+  await client.connect(transport)
+  let closed = false
+  t.after(async () => {
+    if (!closed) await client.close()
+  })
+
+  const { tools } = await client.listTools()
+  // The exact names are pinned in mcp-http.test.ts; stdio serves the same catalogue.
+  assert.deepEqual(
+    tools.map((tool) => tool.name),
+    TOOLS.map((tool) => tool.name),
+  )
+  for (const tool of tools) assert.equal(tool.inputSchema.type, 'object', tool.name)
+
+  const account = (await client.callTool({
+    name: 'create_account',
+    arguments: { name: 'Cash', currency: 'EUR' },
+  })) as CallToolResult
+  assert.notEqual(account.isError, true, JSON.stringify(account))
+  const accountId = (account.structuredContent as { id: string }).id
+  const created = (await client.callTool({
+    name: 'create_transaction',
+    arguments: { account_id: accountId, amount: '-3.50', date: '2024-02-01' },
+  })) as CallToolResult
+  assert.notEqual(created.isError, true, JSON.stringify(created))
+  const tx = created.structuredContent as { id: string; amount: string }
+  assert.equal(tx.amount, '-3.50')
+  const history = (await client.callTool({
+    name: 'get_transaction_history',
+    arguments: { id: tx.id },
+  })) as CallToolResult
+  const events = (await client.callTool({
+    name: 'list_events',
+    arguments: { entity_id: tx.id },
+  })) as CallToolResult
+
+  const invalid = (await client.callTool({
+    name: 'create_transaction',
+    arguments: { account_id: accountId, amount: 3.5, date: '2024-02-01' },
+  })) as CallToolResult
+  assert.equal(invalid.isError, true)
+  assert.equal((textOf(invalid) as { status: number }).status, 400)
+
+  await client.close()
+  closed = true
+  assert.deepEqual(protocolErrors, [], 'stdout carried something that is not JSON-RPC')
+  assert.match(stderr, /serving MCP on stdio/, 'logs go to stderr')
+
+  // The same database served over REST answers the same bodies.
+  const app = await startTestApp(t, { reuse: { dir: box.dir, schema: box.schema } })
+  const restTx = await app.request('GET', `/api/v1/transactions/${tx.id}`)
+  assert.deepEqual(textOf(created), restTx.body)
+  assert.deepEqual(
+    textOf(account),
+    (await app.request('GET', `/api/v1/accounts/${accountId}`)).body,
+  )
+  assert.deepEqual(
+    textOf(history),
+    (await app.request('GET', `/api/v1/transactions/${tx.id}/history`)).body,
+  )
+  assert.deepEqual(
+    textOf(events),
+    (await app.request('GET', `/api/v1/events?entity_id=${encodeURIComponent(tx.id)}`)).body,
+  )
+  assert.ok(
+    (textOf(events) as { events: Array<{ type: string }> }).events.some(
+      (e) => e.type === 'transaction.created',
+    ),
+  )
+})
+
+test('every stdout line of coffer mcp parses as a JSON-RPC message', async (t) => {
+  const box = await sandbox(t)
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'mcp'], {
+    cwd: ROOT,
+    env: { ...box.env, SERVICE_LOG_LEVEL: 'debug' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  t.after(() => {
+    if (child.exitCode === null) child.kill()
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  const send = (message: object) => child.stdin.write(JSON.stringify(message) + '\n')
+  send({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'raw', version: '1' },
+    },
+  })
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+  send({ jsonrpc: '2.0', id: 2, method: 'tools/list' })
+  send({
+    jsonrpc: '2.0',
+    id: 3,
+    method: 'tools/call',
+    params: { name: 'list_accounts', arguments: {} },
+  })
+  send({
+    jsonrpc: '2.0',
+    id: 4,
+    method: 'tools/call',
+    params: { name: 'get_account', arguments: { id: 'nope' } },
+  })
+
+  // PostgreSQL text cannot hold U+0000: refused as for REST, on either engine.
+  send({
+    jsonrpc: '2.0',
+    id: 5,
+    method: 'tools/call',
+    params: { name: 'get_transaction', arguments: { id: 'a\u0000b' } },
+  })
+
+  const deadline = Date.now() + DEADLINE_MS
+  while (Date.now() < deadline && stdout.split('\n').filter(Boolean).length < 5) {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  child.stdin.end()
+  const code = await new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode)
+    else child.once('exit', (c) => resolve(c))
+  })
+  assert.equal(code, 0, stderr)
+  const lines = stdout.split('\n').filter(Boolean)
+  assert.equal(lines.length, 5, stdout)
+  const messages = lines.map((line) => JSON.parse(line) as { jsonrpc: string; id: number })
+  for (const message of messages) assert.equal(message.jsonrpc, '2.0')
+  // Calls are answered concurrently, so in any order.
+  assert.deepEqual(messages.map((m) => m.id).sort(), [1, 2, 3, 4, 5])
+  const notFound = messages.find((m) => m.id === 4) as unknown as {
+    result: { isError: boolean; structuredContent: { status: number } }
+  }
+  assert.equal(notFound.result.isError, true)
+  assert.equal(notFound.result.structuredContent.status, 404)
+  const nul = messages.find((m) => m.id === 5) as unknown as {
+    result: { isError: boolean; structuredContent: { status: number; errors: unknown } }
+  }
+  assert.equal(nul.result.isError, true)
+  assert.equal(nul.result.structuredContent.status, 400)
+  assert.deepEqual(nul.result.structuredContent.errors, [
+    { field: 'id', message: 'must not contain the NUL character (U+0000)' },
+  ])
+  assert.ok(stderr.length > 0, 'the logs went somewhere other than stderr')
+})
