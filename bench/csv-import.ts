@@ -3,22 +3,19 @@
 // with history and events), first import and an unchanged re-sync, against a raw
 // bulk insert of the same rows with their event and history rows (hand-written
 // SQL, prepared statements, transactions of the same size) in the same run.
-// The sync runs in a child process so that its peak RSS is its own.
+// The syncs are real `coffer sync` processes (the built dist/cli.js, as a user
+// runs it), so the time includes start-up and the peak RSS is the program's own.
 // COFFER_BENCH_CSV_ROWS sets the size; COFFER_BENCH_CSV_10X=1 adds a run 10× larger
-// to show that memory stays flat.
+// to show that memory stays flat; COFFER_BENCH_CPU_PROFILE=<dir> writes a CPU
+// profile of each sync there.
 import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import SqliteDatabase from 'better-sqlite3'
-import { openServiceContext } from '../src/app.js'
-import { loadConfig } from '../src/config/index.js'
-import { createLogger } from '../src/log.js'
 import { csvRowId } from '../src/sources/csv/row-id.js'
-import { syncServiceFor } from '../src/sync/index.js'
 import { SYNC_UNIT_ROWS } from '../src/sync/merge-batch.js'
 import { freshSqlite, perSecond, report } from './support.js'
 
@@ -54,72 +51,72 @@ async function writeCsv(path: string, rows: number): Promise<void> {
   )
 }
 
-interface ChildResult {
+interface SyncFigures {
   rows: number
   firstMs: number
   resyncMs: number
-  inserted: number
-  unchanged: number
+  /** The larger of the two `coffer sync` processes' peak RSS. */
   peakRssMiB: number
 }
 
-/** In the child: generate the file, sync twice through the real path, report. */
-async function child(rows: number): Promise<void> {
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url))
+/** Loaded into each `coffer sync` process: prints its peak RSS as it exits. */
+const RSS_HOOK = fileURLToPath(new URL('./lib/report-max-rss.mjs', import.meta.url))
+
+/** One `coffer sync` process, as a user runs it: wall time, the counts it printed, peak RSS. */
+function cofferSync(env: NodeJS.ProcessEnv, phase: string) {
+  const profileDir = process.env.COFFER_BENCH_CPU_PROFILE
+  const profile = profileDir
+    ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=csv-${phase}.cpuprofile`]
+    : []
+  const start = process.hrtime.bigint()
+  const result = spawnSync(process.execPath, [...profile, '--import', RSS_HOOK, CLI, 'sync'], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    maxBuffer: 16 * 1024 * 1024,
+  })
+  const ms = Number(process.hrtime.bigint() - start) / 1e6
+  const output = `${result.stdout}\n${result.stderr}`
+  if (result.status !== 0) throw new Error(`coffer sync failed:\n${output}`)
+  const counts = /csv: (\d+) inserted, (\d+) updated, (\d+) unchanged/.exec(result.stdout)
+  const rss = /COFFER_BENCH_MAX_RSS_KIB=(\d+)/.exec(result.stderr)
+  if (!counts || !rss) throw new Error(`unexpected coffer sync output:\n${output}`)
+  return {
+    ms,
+    inserted: Number(counts[1]),
+    unchanged: Number(counts[3]),
+    peakRssMiB: Math.round(Number(rss[1]) / 1024),
+  }
+}
+
+/** Generates the file, then runs `coffer sync` twice: first import, unchanged re-sync. */
+async function syncTwice(rows: number): Promise<SyncFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'coffer-bench-csv-'))
   try {
     const folder = join(dir, 'folder')
     mkdirSync(folder)
     await writeCsv(join(folder, 'export.csv'), rows)
-    const { config } = loadConfig({
-      file: null,
-      env: {
-        SERVICE_DATABASE_PATH: join(dir, 'coffer.db'),
-        SERVICE_DATA_DIR: join(dir, 'data'),
-        SERVICE_LOG_LEVEL: 'error',
-        SERVICE_CSV_FOLDERS: JSON.stringify([{ name: 'Bench', account: 'Bench', path: folder }]),
-      },
-    })
-    const quiet = new Writable({ write: (_c, _e, cb) => cb() })
-    const ctx = await openServiceContext(config, {
-      logger: createLogger({ level: 'error', format: 'json', destination: quiet }),
-    })
-    const { engine } = syncServiceFor(ctx)
-    const sync = async () => {
-      const start = process.hrtime.bigint()
-      const run = await (await engine.trigger({ trigger: 'cli', source: null })).done
-      if (run.status !== 'success') throw new Error(`bench sync failed: ${run.error}`)
-      return { ms: Number(process.hrtime.bigint() - start) / 1e6, run }
+    const env = {
+      SERVICE_DATABASE_PATH: join(dir, 'coffer.db'),
+      SERVICE_DATA_DIR: join(dir, 'data'),
+      SERVICE_LOG_LEVEL: 'error',
+      SERVICE_SYNC_INTERVAL: '0',
+      SERVICE_CSV_FOLDERS: JSON.stringify([{ name: 'Bench', account: 'Bench', path: folder }]),
     }
-    const first = await sync()
-    const resync = await sync()
-    await engine.stop()
-    await ctx.close()
-    const result: ChildResult = {
+    const first = cofferSync(env, 'first')
+    const resync = cofferSync(env, 'resync')
+    if (first.inserted !== rows || resync.unchanged !== rows) {
+      throw new Error(`coffer sync imported ${first.inserted}/${resync.unchanged} of ${rows}`)
+    }
+    return {
       rows,
       firstMs: first.ms,
       resyncMs: resync.ms,
-      inserted: first.run.counts.csv!.inserted,
-      unchanged: resync.run.counts.csv!.unchanged,
-      peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
+      peakRssMiB: Math.max(first.peakRssMiB, resync.peakRssMiB),
     }
-    process.stdout.write(`${JSON.stringify(result)}\n`)
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
-}
-
-function runChild(rows: number): ChildResult {
-  const self = fileURLToPath(import.meta.url)
-  const result = spawnSync(process.execPath, ['--import', 'tsx', self, '--child', String(rows)], {
-    encoding: 'utf8',
-    maxBuffer: 16 * 1024 * 1024,
-  })
-  if (result.status !== 0) throw new Error(`bench child failed:\n${result.stderr}`)
-  const parsed = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as ChildResult
-  if (parsed.inserted !== rows || parsed.unchanged !== rows) {
-    throw new Error(`bench child imported ${parsed.inserted}/${parsed.unchanged} of ${rows}`)
-  }
-  return parsed
 }
 
 /** The same rows, their `imported` versions and `transaction.created` events, by hand. */
@@ -194,7 +191,7 @@ async function rawBulkInsert(rows: number): Promise<number> {
 
 export async function benchCsvImport(): Promise<void> {
   const raw = await rawBulkInsert(ROWS)
-  const sync = runChild(ROWS)
+  const sync = await syncTwice(ROWS)
   const first = perSecond(ROWS, sync.firstMs)
   const resync = perSecond(ROWS, sync.resyncMs)
   report(
@@ -209,7 +206,7 @@ export async function benchCsvImport(): Promise<void> {
   )
   console.log(`  peak RSS of the sync process: ${sync.peakRssMiB} MiB   target: < 300 MiB`)
   if (process.env.COFFER_BENCH_CSV_10X === '1') {
-    const big = runChild(ROWS * 10)
+    const big = await syncTwice(ROWS * 10)
     console.log(`\n## csv import ×10: ${ROWS * 10} rows (SQLite)`)
     console.log(
       `  first import ${perSecond(big.rows, big.firstMs)} rows/s, re-sync ${perSecond(big.rows, big.resyncMs)} rows/s`,
@@ -219,5 +216,3 @@ export async function benchCsvImport(): Promise<void> {
     )
   }
 }
-
-if (process.argv[2] === '--child') await child(Number(process.argv[3]))

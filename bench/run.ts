@@ -1,13 +1,19 @@
 // `npm run bench`: every benchmark, each printed beside a baseline measured in
 // the same run. Pass names to run a subset: npm run bench -- ledger-write
 import { benchCsvImport } from './csv-import.js'
+import { benchEthereumSync } from './ethereum-sync.js'
 import { benchLedgerWrite } from './ledger-write.js'
+import { benchRulesRun } from './rules-run.js'
+import { benchSearch } from './search.js'
 import { benchWebhooks } from './webhooks.js'
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   'ledger-write': benchLedgerWrite,
   'csv-import': benchCsvImport,
+  'ethereum-sync': benchEthereumSync,
   webhooks: benchWebhooks,
+  'rules-run': benchRulesRun,
+  search: benchSearch,
 }
 
 const wanted = process.argv.slice(2)

@@ -10,12 +10,12 @@ import { migrateToLatest } from './db/migrate.js'
 import { EventBus } from './events/bus.js'
 import { InlinePublisher, PostgresLogTail } from './events/publisher.js'
 import { EventRetention } from './events/retention.js'
-import { buildHttpServer } from './http/server.js'
 import type { App } from './http/types.js'
 import { Ledger } from './ledger/mutate.js'
 import { systemClock, type Clock } from './ledger/time.js'
 import { createLogger } from './log.js'
 import { createMetrics } from './metrics.js'
+import { SearchIndexer } from './search/indexer.js'
 import { startSync, stopSync } from './sync/index.js'
 import { WebhookDelivery } from './webhooks/index.js'
 
@@ -105,6 +105,9 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
         'no dashboard token is configured: read and write routes are open to anyone who can connect; admin routes answer 503',
       )
     }
+    // Loaded here, not at the top: `coffer sync` and `coffer mcp` open the same
+    // service without the HTTP stack, and start faster and smaller for it.
+    const { buildHttpServer } = await import('./http/server.js')
     const { app } = await buildHttpServer(ctx, auth)
     const { host, port } = splitHostPort(config.server.addr)
     await app.listen({ host, port })
@@ -115,6 +118,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     if (!options.baseUrlGiven) config.server.base_url = url
     const webhooks = new WebhookDelivery(ctx)
     const retention = new EventRetention(ctx)
+    const searchIndexer = new SearchIndexer(ctx)
     try {
       await webhooks.start()
       // Marks runs of a dead process as interrupted, then starts the schedule.
@@ -125,6 +129,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
       throw error
     }
     retention.start()
+    searchIndexer.start()
     // Last, once everything runs: tests and scripts take this line as "ready"
     // (CONTRACT 5), and the CLI installs its signal handlers right after.
     log.info(`listening on ${url}`)
@@ -144,6 +149,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
         // Before the context closes: in-flight deliveries and the cursor need the database.
         await webhooks.stop()
         await retention.stop()
+        await searchIndexer.stop()
         await ctx.close()
       },
     }

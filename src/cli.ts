@@ -5,9 +5,7 @@ import { parseArgs } from 'node:util'
 import { openServiceContext, startApp, StartupError } from './app.js'
 import { generateDashboardToken } from './auth/dashboard-token.js'
 import { ConfigError, defaultConfigPath, loadConfig, type LoadResult } from './config/index.js'
-import { createLogger } from './log.js'
-import { runMcpStdio } from './mcp/stdio.js'
-import { runSyncCommand } from './sync/cli.js'
+import { commandLogger, createLogger } from './log.js'
 
 const HELP = `coffer — a self-hosted financial ledger
 
@@ -41,8 +39,7 @@ function readConfig(path: string | undefined): LoadResult {
 
 async function serve(loaded: LoadResult): Promise<void> {
   const { config } = loaded
-  const logger = createLogger({ level: config.log.level, format: config.log.format })
-  for (const warning of loaded.warnings) logger.warn(warning)
+  const logger = commandLogger(loaded)
   const app = await startApp({
     config,
     logger,
@@ -101,11 +98,16 @@ async function main(argv: string[]): Promise<number> {
     case 'migrate':
       await migrate(readConfig(values.config))
       return 0
-    case 'sync':
+    // Each command loads only what it runs (a sync has no use for the HTTP stack).
+    case 'sync': {
+      const { runSyncCommand } = await import('./sync/cli.js')
       return runSyncCommand(readConfig(values.config))
-    case 'mcp':
+    }
+    case 'mcp': {
+      const { runMcpStdio } = await import('./mcp/stdio.js')
       await runMcpStdio(readConfig(values.config))
       return 0
+    }
     default:
       console.error(`coffer: unknown command "${command}"\n\n${HELP}`)
       return 2

@@ -2,6 +2,7 @@
 // "text" writes one readable line per entry: time, level, message, key=value.
 import { Writable } from 'node:stream'
 import { pino, type Logger } from 'pino'
+import type { LoadResult } from './config/index.js'
 
 export type LogFormat = 'text' | 'json'
 
@@ -59,4 +60,16 @@ export function createLogger(options: {
     },
   })
   return pino({ level: options.level, base: undefined }, text)
+}
+
+/**
+ * The logger of a `coffer` command, built from its loaded configuration, with
+ * the configuration's warnings logged first. `destination` is stderr for the
+ * commands whose stdout carries their answer (sync, mcp).
+ */
+export function commandLogger(loaded: LoadResult, destination?: NodeJS.WritableStream): Logger {
+  const { level, format } = loaded.config.log
+  const logger = createLogger({ level, format, ...(destination ? { destination } : {}) })
+  for (const warning of loaded.warnings) logger.warn(warning)
+  return logger
 }

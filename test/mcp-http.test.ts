@@ -4,14 +4,12 @@
 import assert from 'node:assert/strict'
 import { createServer, type Server } from 'node:http'
 import { test, type TestContext } from 'node:test'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { startTestApp, type TestApp } from './helpers/app.js'
+import { connectMcp, toolFails as fails, toolOk as ok, type Json } from './helpers/mcp.js'
 
-// Response bodies are compared whole, so they are kept untyped.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any
+const connect = (t: TestContext, app: TestApp, token = TOKEN): Promise<Client> =>
+  connectMcp(t, app, token)
 
 const TOKEN = 'mcp-test-dashboard-token-0123456789'
 
@@ -25,6 +23,7 @@ const TOOL_NAMES = [
   'update_account',
   'delete_account',
   'list_transactions',
+  'search_transactions',
   'get_transaction',
   'create_transaction',
   'update_transaction',
@@ -37,6 +36,14 @@ const TOOL_NAMES = [
   'set_transaction_extensions',
   'list_extensions',
   'list_events',
+  'list_rules',
+  'get_rule',
+  'create_rule',
+  'update_rule',
+  'delete_rule',
+  'run_rules',
+  'unapply_rule',
+  'preview_rule',
   'list_webhooks',
   'create_webhook',
   'update_webhook',
@@ -46,41 +53,6 @@ const TOOL_NAMES = [
   'create_api_key',
   'revoke_api_key',
 ]
-
-async function connect(t: TestContext, app: TestApp, token = TOKEN): Promise<Client> {
-  const client = new Client({ name: 'coffer-test', version: '1' })
-  const transport = new StreamableHTTPClientTransport(new URL('/mcp', app.url), {
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
-  })
-  await client.connect(transport)
-  t.after(() => client.close())
-  return client
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult
-}
-
-/** A successful tool result: its JSON text, checked equal to its structured content. */
-async function ok(client: Client, name: string, args: Record<string, unknown> = {}): Promise<Json> {
-  const result = await call(client, name, args)
-  const text = (result.content[0] as { type: string; text: string }).text
-  assert.notEqual(result.isError, true, `${name} failed: ${text}`)
-  const body = JSON.parse(text) as unknown
-  if (Array.isArray(body)) assert.equal(result.structuredContent, undefined)
-  else assert.deepEqual(result.structuredContent, body, `${name}: structured != text`)
-  return body
-}
-
-/** A tool error: the problem details, equal in text and structured content. */
-async function fails(client: Client, name: string, args: Record<string, unknown>) {
-  const result = await call(client, name, args)
-  assert.equal(result.isError, true, `${name} did not fail`)
-  const text = (result.content[0] as { type: string; text: string }).text
-  const body = JSON.parse(text) as { status: number; errors?: Array<{ field: string }> }
-  assert.deepEqual(result.structuredContent, body)
-  return body
-}
 
 async function rest(app: TestApp, method: string, path: string, body?: unknown) {
   const res = await app.request(method, path, { token: TOKEN, body })

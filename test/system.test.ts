@@ -117,6 +117,7 @@ test('GET /api/v1/config shows the effective configuration with secrets redacted
     address: null,
     addresses: [],
     api_url: 'https://api.etherscan.io/v2/api',
+    rate_limit: 3,
   })
   assert.deepEqual(config.csv, {
     drive_client_id: 'drive-client-id.apps.example',

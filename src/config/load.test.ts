@@ -74,6 +74,7 @@ chain_id = 10
 address = "0x1111111111111111111111111111111111111111"
 addresses = ["0x2222222222222222222222222222222222222222", " "]
 api_url = "http://127.0.0.1:9999/api"
+rate_limit = 5
 
 [csv]
 drive_client_id = "client-id"
@@ -147,6 +148,7 @@ test('an empty configuration yields every default', () => {
       address: null,
       addresses: [],
       api_url: 'https://api.etherscan.io/v2/api',
+      rate_limit: 3,
     },
     csv: {
       drive_client_id: null,
@@ -209,6 +211,7 @@ test('a TOML file sets every section', () => {
     address: '0x1111111111111111111111111111111111111111',
     addresses: ['0x2222222222222222222222222222222222222222'],
     api_url: 'http://127.0.0.1:9999/api',
+    rate_limit: 5,
   })
   assert.equal(config.csv.drive_client_id, 'client-id')
   assert.equal(config.csv.drive_client_secret, 'client-secret')

@@ -34,6 +34,8 @@ export interface Config {
     address: string | null
     addresses: string[]
     api_url: string
+    /** Explorer requests per second (client-side limit). */
+    rate_limit: number
   }
   csv: {
     drive_client_id: string | null

@@ -52,6 +52,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
   { key: 'ethereum.address', kind: 'string', default: null, secret: false, title: 'Watched address' },
   { key: 'ethereum.addresses', kind: 'string_list', default: [], secret: false, title: 'Watched addresses' },
   { key: 'ethereum.api_url', kind: 'string', default: 'https://api.etherscan.io/v2/api', secret: false, title: 'Block explorer API endpoint' },
+  { key: 'ethereum.rate_limit', kind: 'int', default: 3, min: 1, secret: false, title: 'Block explorer requests per second' },
 
   { key: 'csv.drive_client_id', kind: 'string', default: null, secret: false, title: 'Drive OAuth client id' },
   { key: 'csv.drive_client_secret', kind: 'string', default: null, secret: true, title: 'Drive OAuth client secret' },

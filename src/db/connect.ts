@@ -72,10 +72,12 @@ function openPostgres(options: DatabaseOptions): Db {
   }
 }
 
-/** Prepared statements kept (least recently used goes first); each can hold a megabyte. */
-const STATEMENT_CACHE_SIZE = 8
-/** Shorter statements prepare in microseconds: not worth a place. */
-const STATEMENT_CACHE_MIN_CHARS = 2000
+/**
+ * Prepared statements kept (least recently used goes first). Short ones count
+ * too: preparing a write compiles its triggers (the search index's), which costs
+ * more than running it. The few bulk texts can hold a megabyte each.
+ */
+const STATEMENT_CACHE_SIZE = 64
 
 // Kysely prepares every query anew; the bulk statements of a sync (1000-row
 // inserts, 1000-id lookups, the same text chunk after chunk) cost about as much
@@ -88,7 +90,6 @@ function withStatementCache(sqlite: SqliteDatabase.Database): SqliteDialectDatab
       sqlite.close()
     },
     prepare(text) {
-      if (text.length < STATEMENT_CACHE_MIN_CHARS) return sqlite.prepare(text)
       const cached = cache.get(text)
       if (cached) {
         // A statement still being iterated (a streamed select) cannot run twice.

@@ -6,6 +6,8 @@ import type { DialectName, Db } from './connect.js'
 import * as m0001 from './migrations/0001-ledger.js'
 import * as m0002 from './migrations/0002-webhooks.js'
 import * as m0003 from './migrations/0003-sync.js'
+import * as m0004 from './migrations/0004-search.js'
+import * as m0005 from './migrations/0005-rules.js'
 
 export interface MigrationContext {
   dialect: DialectName
@@ -19,6 +21,8 @@ const MIGRATIONS: ReadonlyArray<[string, MigrationModule]> = [
   ['0001-ledger', m0001],
   ['0002-webhooks', m0002],
   ['0003-sync', m0003],
+  ['0004-search', m0004],
+  ['0005-rules', m0005],
 ]
 
 export interface AppliedMigration {

@@ -2,12 +2,20 @@
 import type { AuthTables } from '../auth/tables.js'
 import type { EventTables } from '../events/tables.js'
 import type { LedgerTables } from '../ledger/tables.js'
+import type { RuleTables } from '../rules/tables.js'
 import type { SecretTables } from '../secrets/tables.js'
 import type { SyncTables } from '../sync/tables.js'
 import type { WebhookTables } from '../webhooks/tables.js'
 
 export interface Database
-  extends LedgerTables, EventTables, AuthTables, SyncTables, SecretTables, WebhookTables {}
+  extends
+    LedgerTables,
+    EventTables,
+    AuthTables,
+    SyncTables,
+    SecretTables,
+    WebhookTables,
+    RuleTables {}
 
 import type { Kysely, Transaction } from 'kysely'
 

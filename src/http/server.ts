@@ -14,6 +14,7 @@ import { problem, sendProblem, toProblem } from './problem.js'
 import * as accountRoutes from './routes/accounts.js'
 import type { RouteDeps } from './routes/deps.js'
 import * as eventRoutes from './routes/events.js'
+import * as ruleRoutes from './routes/rules.js'
 import * as securityRoutes from './routes/security.js'
 import * as sourceRoutes from './routes/sources.js'
 import * as syncRoutes from './routes/sync.js'
@@ -35,6 +36,7 @@ const ROUTES: ReadonlyArray<{ register(app: App, deps: RouteDeps): void }> = [
   syncRoutes,
   sourceRoutes,
   webhookRoutes,
+  ruleRoutes,
 ]
 
 export interface HttpServer {

@@ -3,6 +3,7 @@
 // extensions and relationships untouched, `synced_at` refreshed on every row
 // the batch touches, and an update event + `synced` version only when a
 // source-owned field really changed. The sync engine calls this in its unit of work.
+import { CompiledQuery, PostgresAdapter } from 'kysely'
 import { appendVersions, CORE_FIELDS, diffCore, type NewVersion } from './history.js'
 import { toAccountJson, toTransactionJson } from './json.js'
 import type { UnitOfWork } from './mutate.js'
@@ -49,12 +50,21 @@ export interface IngestCounts {
   unchanged: number
 }
 
+/**
+ * Carried from one unit of a sync to the next: whether the last chunk found its
+ * rows already there, so that the next one tries the re-sync fast path first.
+ */
+export interface IngestHint {
+  mostlyExisting: boolean
+}
+
 // Ids per lookup: fewer, larger statements (SQLite allows 32766 parameters).
 const LOOKUP_CHUNK = 1000
 
 export async function ingestBatchInUnit(
   uow: UnitOfWork,
   batch: IngestBatch,
+  hint: IngestHint = { mostlyExisting: false },
 ): Promise<IngestCounts> {
   const { trx, now } = uow
   await upsertOrganizations(
@@ -124,6 +134,12 @@ export async function ingestBatchInUnit(
   const incoming = [...new Map((batch.transactions ?? []).map((t) => [t.id, t])).values()]
   for (let i = 0; i < incoming.length; i += LOOKUP_CHUNK) {
     const chunk = incoming.slice(i, i + LOOKUP_CHUNK)
+    // A re-sync mostly finds its rows unchanged: one statement refreshes every row
+    // of the chunk that is still identical, and when that is all of them, done.
+    if (hint.mostlyExisting && (await refreshUnchanged(uow, chunk)) === chunk.length) {
+      counts.unchanged += chunk.length
+      continue
+    }
     // Only the compared columns (a re-sync mostly finds nothing to change), with
     // the ids sorted so that the lookups walk the primary key in order.
     const existingRows = await trx
@@ -136,20 +152,7 @@ export async function ingestBatchInUnit(
     const changed: TransactionRow[] = []
     const unchangedIds: string[] = []
     for (const t of chunk) {
-      const row: TransactionRow = {
-        id: t.id,
-        account_id: t.account_id,
-        amount: t.amount,
-        date: t.date,
-        description: t.description ?? null,
-        payee: t.payee ?? null,
-        memo: t.memo ?? null,
-        pending: t.pending ? 1 : 0,
-        source: batch.source,
-        created_at: now,
-        updated_at: now,
-        synced_at: now,
-      }
+      const row = newTransactionRow(t, batch.source, now)
       const old = existing.get(t.id)
       if (!old) fresh.push(row)
       // Compared on the rows (the core fields are columns of the same name): an
@@ -159,6 +162,7 @@ export async function ingestBatchInUnit(
     }
     await insertTransactionsInUnit(uow, fresh)
     counts.inserted += fresh.length
+    hint.mostlyExisting = existing.size * 2 >= chunk.length
 
     if (changed.length > 0) {
       // The whole rows for the snapshots before the change (the lookup read only some columns).
@@ -222,4 +226,84 @@ export async function ingestBatchInUnit(
     }
   }
   return counts
+}
+
+function newTransactionRow(t: IngestTransaction, source: string, now: string): TransactionRow {
+  return {
+    id: t.id,
+    account_id: t.account_id,
+    amount: t.amount,
+    date: t.date,
+    description: t.description ?? null,
+    payee: t.payee ?? null,
+    memo: t.memo ?? null,
+    pending: t.pending ? 1 : 0,
+    source,
+    created_at: now,
+    updated_at: now,
+    synced_at: now,
+  }
+}
+
+/** The incoming columns refreshUnchanged compares, in order; only the texts may be null. */
+const COMPARED = ['id', ...CORE_FIELDS] as const
+const NULLABLE = new Set<string>(['description', 'payee', 'memo'])
+
+/** SQLite statement texts by row count (a full chunk repeats, so its statement stays prepared). */
+const sqliteRefreshTexts = new Map<number, string>()
+
+/**
+ * Sets synced_at on the rows of `chunk` whose source-owned fields all still hold
+ * the incoming values, in one UPDATE joined to the incoming rows, and returns
+ * how many it refreshed: the database compares, nothing is read back.
+ */
+async function refreshUnchanged(
+  uow: UnitOfWork,
+  chunk: readonly IngestTransaction[],
+): Promise<number> {
+  const fields = (t: IngestTransaction) => [
+    t.id,
+    t.account_id,
+    t.amount,
+    t.date,
+    t.description ?? null,
+    t.payee ?? null,
+    t.memo ?? null,
+    t.pending ? 1 : 0,
+  ]
+  const same = (column: string, postgres: boolean, value: string) =>
+    `t."${column}" ${NULLABLE.has(column) ? (postgres ? 'is not distinct from' : 'is') : '='} ${value}`
+  let query: CompiledQuery
+  if (uow.trx.getExecutor().adapter instanceof PostgresAdapter) {
+    // One array a column: nine parameters whatever the chunk's size, and a plan
+    // that probes the primary key once the table is large.
+    const arrays = COMPARED.map(
+      (column, i) => `$${i + 2}::${column === 'pending' ? 'integer' : 'text'}[]`,
+    )
+    const text =
+      `update "transactions" as t set "synced_at" = $1 from unnest(${arrays.join(', ')}) ` +
+      `as v(${COMPARED.map((c) => `"${c}"`).join(', ')}) ` +
+      `where ${COMPARED.map((c) => same(c, true, `v."${c}"`)).join(' and ')}`
+    const incoming = chunk.map(fields)
+    query = CompiledQuery.raw(text, [
+      uow.now,
+      ...COMPARED.map((_, i) => incoming.map((row) => row[i])),
+    ])
+  } else {
+    let text = sqliteRefreshTexts.get(chunk.length)
+    if (text === undefined) {
+      const tuple = `(${COMPARED.map(() => '?').join(', ')})`
+      // SQLite names the columns of a VALUES list column1, column2, ...
+      text =
+        `update "transactions" as t set "synced_at" = ? ` +
+        `from (values ${Array.from({ length: chunk.length }, () => tuple).join(', ')}) as v ` +
+        `where ${COMPARED.map((c, i) => same(c, false, `v.column${i + 1}`)).join(' and ')}`
+      sqliteRefreshTexts.set(chunk.length, text)
+    }
+    const parameters: unknown[] = [uow.now]
+    for (const t of chunk) for (const value of fields(t)) parameters.push(value)
+    query = CompiledQuery.raw(text, parameters)
+  }
+  const result = await uow.trx.executeQuery(query)
+  return Number(result.numAffectedRows ?? 0n)
 }

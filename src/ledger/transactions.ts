@@ -7,6 +7,7 @@ import { insertRows } from '../db/bulk.js'
 import type { DbExecutor } from '../db/schema.js'
 import { Conflict, Invalid, NotFound } from '../errors.js'
 import { resolvePage, type PageInput } from '../page.js'
+import { applyRulesToNewTransactions } from '../rules/new-transactions.js'
 import { findAccountRow } from './accounts.js'
 import { requireAmount, requireDate, requireText, TEXT_FIELD_MAX } from './fields.js'
 import { appendVersions, diffCore } from './history.js'
@@ -139,7 +140,12 @@ export async function insertTransactionsInUnit(
       rows.slice(i, i + INSERT_CHUNK_ROWS).map((r) => TRANSACTION_COLUMNS.map((c) => r[c])),
     )
   }
-  const created = rows.map((row) => toTransactionJson(row, {}, {}))
+  // CONTRACT 8: enabled rules apply to every new row, in this unit of work.
+  const ruled = await applyRulesToNewTransactions(
+    uow,
+    rows.map((row) => toTransactionJson(row, {}, {})),
+  )
+  const created = ruled.transactions
   await appendVersions(
     uow,
     created.map((snapshot) => ({
@@ -157,6 +163,7 @@ export async function insertTransactionsInUnit(
       entity_id: snapshot.id,
       data: snapshot,
     })
+    for (const event of ruled.eventsAfter(snapshot.id)) uow.emit(event)
   }
   return created
 }

@@ -4,21 +4,20 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { openServiceContext } from '../app.js'
 import type { LoadResult } from '../config/index.js'
-import { createLogger } from '../log.js'
+import { commandLogger } from '../log.js'
+import { SearchIndexer } from '../search/indexer.js'
 import { stopSync } from '../sync/index.js'
 import { buildMcpServer } from './server.js'
 
 /** Serves until the client closes stdin (or a signal arrives), then shuts down. */
 export async function runMcpStdio(loaded: LoadResult): Promise<void> {
   const { config } = loaded
-  const logger = createLogger({
-    level: config.log.level,
-    format: config.log.format,
-    destination: process.stderr,
-  })
-  for (const warning of loaded.warnings) logger.warn(warning)
+  const logger = commandLogger(loaded, process.stderr)
   const ctx = await openServiceContext(config, { logger })
   const server = buildMcpServer(ctx)
+  // A long-lived process keeps the search index current, as `coffer serve` does.
+  const searchIndexer = new SearchIndexer(ctx)
+  searchIndexer.start()
   const transport = new StdioServerTransport()
   await server.connect(transport)
   logger.info('serving MCP on stdio')
@@ -32,6 +31,7 @@ export async function runMcpStdio(loaded: LoadResult): Promise<void> {
   await server.close()
   // Waits for a sync this process started to finish its run record.
   await stopSync(ctx)
+  await searchIndexer.stop()
   await ctx.close()
   // Releases a stdin still open after a signal, so the process can end.
   process.stdin.destroy()

@@ -19,9 +19,11 @@ import {
   ExtensionsBody,
   LabelsBody,
   TransactionListQuery,
+  TransactionSearchQuery,
   UpdateAccountBody,
   UpdateTransactionBody,
 } from '../http/schemas/ledger.js'
+import { PreviewBody, RuleBody, RuleListQuery } from '../http/schemas/rules.js'
 import {
   createAccount,
   deleteAccount,
@@ -41,6 +43,9 @@ import {
   listTransactions,
   updateTransaction,
 } from '../ledger/transactions.js'
+import { previewRule, runAllRules, runRule, unapplyRule } from '../rules/run.js'
+import { createRule, deleteRule, getRule, listRules, replaceRule } from '../rules/store.js'
+import { searchTransactions } from '../search/index.js'
 import { syncServiceFor } from '../sync/index.js'
 import { listSources } from '../sync/source-entries.js'
 import { createWebhook, deleteWebhook, listWebhooks, updateWebhook } from '../webhooks/registry.js'
@@ -151,6 +156,12 @@ export const TOOLS: readonly Tool[] = [
     (ctx, input) => listTransactions(ctx, input),
   ),
   tool(
+    'search_transactions',
+    'Search transactions with the query language of docs/search.md (q: free text, field:value filters such as amount:<-100, date:2024-02, label:category=food, ext:tax.deductible=true, AND/OR/NOT, parentheses), plus since, until, label_key, label_value, limit, offset. Returns {query, total, transactions}, newest first. Same as GET /api/v1/transactions/search.',
+    query(TransactionSearchQuery),
+    (ctx, input) => searchTransactions(ctx, input),
+  ),
+  tool(
     'get_transaction',
     'Get one transaction by id, with its labels and extensions. Same as GET /api/v1/transactions/{id}.',
     IdArg,
@@ -225,6 +236,54 @@ export const TOOLS: readonly Tool[] = [
     'Page through the durable event log oldest first: events after a sequence (after, limit), or the newest N (newest), filtered by type, entity_type and entity_id. Returns {events, next}; pass next as after to continue. Same as GET /api/v1/events.',
     query(EventListQuery),
     (ctx, input) => listEvents(ctx, input),
+  ),
+  tool(
+    'list_rules',
+    'List rules oldest first (the order they apply in; a later rule wins a key two rules set), paged with limit and offset. Returns {rules, total, limit, offset}. Same as GET /api/v1/rules.',
+    query(RuleListQuery),
+    (ctx, input) => listRules(ctx, input),
+  ),
+  tool('get_rule', 'Get one rule by id. Same as GET /api/v1/rules/{id}.', IdArg, (ctx, input) =>
+    getRule(ctx, input.id),
+  ),
+  tool(
+    'create_rule',
+    'Create a rule: a search query (the language of GET /api/v1/transactions/search, e.g. "payee:starbucks") and the labels and/or extensions it sets on matching transactions. It applies to new transactions from now on; run_rules applies it to existing ones. Same as POST /api/v1/rules.',
+    RuleBody,
+    (ctx, input) => createRule(ctx, input),
+  ),
+  tool(
+    'update_rule',
+    'Replace a rule (name, query, labels, extensions, enabled; omitted labels, extensions and enabled take their defaults). Changes no transaction by itself. Same as PUT /api/v1/rules/{id}.',
+    withId(RuleBody),
+    (ctx, { id, ...body }) => replaceRule(ctx, id, body),
+  ),
+  tool(
+    'delete_rule',
+    'Delete a rule; the labels and extensions it already set stay. Returns {deleted: true, id}. Same as DELETE /api/v1/rules/{id}.',
+    IdArg,
+    async (ctx, input) => {
+      await deleteRule(ctx, input.id)
+      return deleted(input.id)
+    },
+  ),
+  tool(
+    'run_rules',
+    'Apply rules to existing transactions: with id, that one rule (even if disabled; POST /api/v1/rules/{id}/run); without, every enabled rule oldest first (POST /api/v1/rules/run). Returns {matched, updated}.',
+    args({ id: Type.Optional(Id) }),
+    (ctx, input) => (input.id === undefined ? runAllRules(ctx) : runRule(ctx, input.id)),
+  ),
+  tool(
+    'unapply_rule',
+    "Remove a rule's labels and extensions from the transactions its query matches now, where they still hold the rule's values. Returns {matched, removed}. Same as POST /api/v1/rules/{id}/unapply.",
+    IdArg,
+    (ctx, input) => unapplyRule(ctx, input.id),
+  ),
+  tool(
+    'preview_rule',
+    'What a rule would do, writing nothing: {matched, would_update, transactions} with the first 20 transactions that would change. Same as POST /api/v1/rules/preview.',
+    PreviewBody,
+    (ctx, input) => previewRule(ctx, input),
   ),
   tool(
     'list_webhooks',

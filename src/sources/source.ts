@@ -5,10 +5,16 @@ import type { Config } from '../config/index.js'
 import type { ServiceContext } from '../context.js'
 import type { IngestAccount, IngestOrganization, IngestTransaction } from '../ledger/ingest.js'
 import type { SecretStore } from '../secrets/store.js'
+import type { SyncTrigger } from '../sync/runs.js'
 
 export interface SourceContext {
   ctx: ServiceContext
   secrets: SecretStore
+  /**
+   * Who asked for the run that calls fetch; absent outside a run. A source with a
+   * request budget polls less on a schedule than by hand (CONTRACT 4).
+   */
+  trigger?: SyncTrigger
 }
 
 /** What a source hands the engine; large sources stream their rows. */
@@ -63,12 +69,24 @@ export interface Source {
   title: string
   /** An unconfigured source is never started (SPEC 1.1). */
   isConfigured(config: Config): boolean
+  /**
+   * Whether a credential stored at runtime starts the source although its
+   * configuration alone does not (PUT /sources/{type}/credential applies live).
+   * Absent: the configuration alone decides.
+   */
+  hasStoredCredential?(sctx: SourceContext): Promise<boolean>
   state(sctx: SourceContext): Promise<SourceState>
   fetch(sctx: SourceContext): Promise<Batch | Skip>
   /** PUT /sources/{type}/credential; absent when the source takes none. */
   setCredential?(sctx: SourceContext, body: { token: string }): Promise<void>
   /** DELETE /sources/{type}/credentials/{id}. */
   deleteCredential?(sctx: SourceContext, id: string): Promise<void>
+}
+
+/** Started on sync: configured, or given a credential at runtime (SPEC 1.1, 4.4). */
+export async function isStarted(source: Source, sctx: SourceContext): Promise<boolean> {
+  if (source.isConfigured(sctx.ctx.config)) return true
+  return (await source.hasStoredCredential?.(sctx)) ?? false
 }
 
 export function isSkip(result: Batch | Skip): result is Skip {

@@ -3,7 +3,7 @@
 // summary goes to stdout; the exit code is 0 only for a run that succeeded.
 import type { LoadResult } from '../config/index.js'
 import { openServiceContext } from '../app.js'
-import { createLogger } from '../log.js'
+import { commandLogger } from '../log.js'
 import { syncServiceFor, type SyncProgress } from './index.js'
 import type { SyncRunJson } from './runs.js'
 
@@ -13,12 +13,7 @@ const PROGRESS_REDRAW_MS = 100
 export async function runSyncCommand(loaded: LoadResult): Promise<number> {
   const { config } = loaded
   // Logs go to stderr: stdout carries the summary.
-  const logger = createLogger({
-    level: config.log.level,
-    format: config.log.format,
-    destination: process.stderr,
-  })
-  for (const warning of loaded.warnings) logger.warn(warning)
+  const logger = commandLogger(loaded, process.stderr)
   const ctx = await openServiceContext(config, { logger })
   const { engine } = syncServiceFor(ctx)
   const stopProgress = process.stderr.isTTY ? drawProgress(engine.onProgress.bind(engine)) : null

@@ -8,7 +8,7 @@ import type { ServiceContext } from '../context.js'
 import { Conflict, NotFound } from '../errors.js'
 import { isoNow } from '../ledger/time.js'
 import type { SecretStore } from '../secrets/store.js'
-import { isSkip, type Source, type SourceContext } from '../sources/source.js'
+import { isSkip, isStarted, type Source, type SourceContext } from '../sources/source.js'
 import { ownerId, runLockFor, type HeldLock, type RunLock } from './lock.js'
 import { mergeBatch } from './merge-batch.js'
 import {
@@ -56,7 +56,8 @@ const LIVE_OWNERS = new Set<string>()
 export class SyncEngine {
   private readonly owner = ownerId()
   private readonly lock: RunLock
-  private active: StartedRun | null = null
+  /** This process's run; `ended` once its outcome is known (it may still hold the lock). */
+  private active: (StartedRun & { ended: boolean }) | null = null
   private starting: Promise<StartedRun> | null = null
   private readonly listeners = new Set<(progress: SyncProgress) => void>()
 
@@ -100,14 +101,19 @@ export class SyncEngine {
   }
 
   /** Starts a run, or joins the one under way; resolves as soon as the run has an id. */
-  trigger(request: SyncRequest): Promise<StartedRun> {
+  async trigger(request: SyncRequest): Promise<StartedRun> {
     if (request.source !== null) {
       const source = this.findSource(request.source)
-      if (!source.isConfigured(this.ctx.config)) {
-        return Promise.reject(new Conflict(`source ${source.type} is not configured`))
+      if (!(await isStarted(source, this.sourceContext))) {
+        throw new Conflict(`source ${source.type} is not configured`)
       }
     }
-    if (this.active) return Promise.resolve(this.active)
+    // A run whose end is already recorded is not joined: the caller would be
+    // handed a finished run. Wait for it to let go of the lock, then start anew.
+    for (let active = this.active; active; active = this.active) {
+      if (!active.ended) return active
+      await active.done.catch(() => undefined)
+    }
     this.starting ??= this.launch(request).finally(() => (this.starting = null))
     return this.starting
   }
@@ -144,10 +150,17 @@ export class SyncEngine {
       await held.release()
       throw error
     }
-    const done = this.execute(record, held).finally(() => {
+    let ended = false
+    const done = this.execute(record, held, () => (ended = true)).finally(() => {
       this.active = null
     })
-    this.active = { run_id: record.run.id, done }
+    this.active = {
+      run_id: record.run.id,
+      done,
+      get ended() {
+        return ended
+      },
+    }
     return this.active
   }
 
@@ -198,13 +211,17 @@ export class SyncEngine {
     }
   }
 
-  private async execute(record: SyncRunRecord, held: HeldLock): Promise<SyncRunJson> {
+  private async execute(
+    record: SyncRunRecord,
+    held: HeldLock,
+    ended: () => void,
+  ): Promise<SyncRunJson> {
     const { ctx } = this
     const { run } = record
     try {
-      const sources = this.sources.filter(
-        (s) => s.isConfigured(ctx.config) && (run.source === null || s.type === run.source),
-      )
+      const wanted = this.sources.filter((s) => run.source === null || s.type === run.source)
+      const started = await Promise.all(wanted.map((s) => isStarted(s, this.sourceContext)))
+      const sources = wanted.filter((_, index) => started[index])
       // Side by side (SPEC 1.1); their units of work interleave on the database.
       await Promise.all(sources.map((source) => this.runSource(source, record)))
       const failed = Object.keys(record.sourceErrors)
@@ -218,6 +235,9 @@ export class SyncEngine {
       run.status = 'error'
       run.error = this.describe(error)
     }
+    // From here on a trigger starts the next run instead of joining this one,
+    // so that no caller is handed a run that has already ended.
+    ended()
     try {
       await ctx.ledger.mutate(async (uow) => {
         run.completed_at = uow.now
@@ -247,7 +267,7 @@ export class SyncEngine {
     progress('started', 0)
     let rows = 0
     try {
-      const batch = await source.fetch(this.sourceContext)
+      const batch = await source.fetch({ ...this.sourceContext, trigger: run.trigger })
       if (isSkip(batch)) {
         // Not connected or nothing to fetch: skipped, not an error (SPEC 1.1).
         run.warnings.push(`${source.type}: skipped: ${batch.skip}`)

@@ -5,7 +5,7 @@
 // labels, extensions and relationships alone, refreshes synced_at and emits
 // transaction.updated + a `synced` version only for a real change.
 import type { ServiceContext } from '../context.js'
-import { ingestBatchInUnit, type IngestTransaction } from '../ledger/ingest.js'
+import { ingestBatchInUnit, type IngestHint, type IngestTransaction } from '../ledger/ingest.js'
 import type { Batch } from '../sources/source.js'
 import type { SourceCounts } from './runs.js'
 
@@ -29,9 +29,11 @@ export async function mergeBatch(
   )
 
   let merged = 0
+  // Carried across units: a re-sync's first unit tells the next ones to try its fast path.
+  const hint: IngestHint = { mostlyExisting: false }
   const flush = async (rows: IngestTransaction[]): Promise<void> => {
     const result = await ctx.ledger.mutate((uow) =>
-      ingestBatchInUnit(uow, { source, transactions: rows }),
+      ingestBatchInUnit(uow, { source, transactions: rows }, hint),
     )
     counts.inserted += result.inserted
     counts.updated += result.updated

@@ -3,7 +3,12 @@
 // editable config (secrets redacted), its last run and that run's errors.
 import type { ServiceContext } from '../context.js'
 import { Invalid, NotFound } from '../errors.js'
-import type { CredentialShape, Source, SourceConfigItem } from '../sources/source.js'
+import {
+  isStarted,
+  type CredentialShape,
+  type Source,
+  type SourceConfigItem,
+} from '../sources/source.js'
 import type { SyncEngine } from './engine.js'
 import { lastRunOf, type SyncRunJson } from './runs.js'
 
@@ -30,7 +35,7 @@ export async function sourceEntry(
   engine: SyncEngine,
   source: Source,
 ): Promise<SourceEntry> {
-  const active = source.isConfigured(ctx.config)
+  const active = await isStarted(source, engine.sourceContext)
   const state = await source.state(engine.sourceContext)
   const last = await lastRunOf(ctx.db.kysely, source.type)
   const covered = last !== null && source.type in last.run.counts

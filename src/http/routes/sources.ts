@@ -91,13 +91,31 @@ export function register(app: App, { ctx }: RouteDeps): void {
       schema: {
         tags: ['sources'],
         summary: "Set (or add) a source's credential",
-        description: 'For csv the token is a drive refresh token. Applies live.',
+        description:
+          'For csv the token is a drive refresh token; for aggregator a SimpleFIN setup token or access URL. Applies live.',
         params: Type.Object({ type: SourceType }),
         body: CredentialBody,
         response: { 200: SourceEntry, ...ErrorResponses },
       },
     },
     (req) => setSourceCredential(ctx, engine, req.params.type, req.body),
+  )
+
+  // SPEC 9: the back-compat alias of PUT /sources/aggregator/credential; same
+  // handler, tier and schema.
+  app.put(
+    '/api/v1/aggregator/credential',
+    {
+      config: { tier: 'admin' },
+      schema: {
+        tags: ['sources'],
+        summary: 'Set the aggregator credential (alias of PUT /sources/aggregator/credential)',
+        description: 'The token is a SimpleFIN setup token (claimed at once) or an access URL.',
+        body: CredentialBody,
+        response: { 200: SourceEntry, ...ErrorResponses },
+      },
+    },
+    (req) => setSourceCredential(ctx, engine, 'aggregator', req.body),
   )
 
   app.delete(

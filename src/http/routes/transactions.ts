@@ -17,6 +17,7 @@ import {
   listTransactions,
   updateTransaction,
 } from '../../ledger/transactions.js'
+import { searchTransactions } from '../../search/index.js'
 import { ErrorResponses, IdParams, ListOf, NoContent } from '../schemas/common.js'
 import {
   CreateTransactionBody,
@@ -34,8 +35,10 @@ import {
   RelationshipKinds,
   RelationshipQuery,
   Relationships,
+  SearchResult,
   Transaction,
   TransactionListQuery,
+  TransactionSearchQuery,
   UpdateTransactionBody,
 } from '../schemas/ledger.js'
 import type { App } from '../types.js'
@@ -54,6 +57,20 @@ export function register(app: App, { ctx }: RouteDeps): void {
       },
     },
     (req) => listTransactions(ctx, req.query),
+  )
+
+  app.get(
+    '/api/v1/transactions/search',
+    {
+      config: { tier: 'read' },
+      schema: {
+        tags: ['transactions'],
+        summary: 'Search transactions with the query language (docs/search.md), newest first',
+        querystring: TransactionSearchQuery,
+        response: { 200: SearchResult, ...ErrorResponses },
+      },
+    },
+    (req) => searchTransactions(ctx, req.query),
   )
 
   app.get(

@@ -181,3 +181,17 @@ export const Provenance = Type.Object({
     Type.Object({ kind: Type.String(), occurred_at: Timestamp, summary: Type.String() }),
   ),
 })
+
+/** GET /transactions/search (CONTRACT 7): the list filters plus the query text. */
+export const TransactionSearchQuery = Type.Object({
+  q: Type.Optional(
+    Type.String({ description: 'Search query (docs/search.md); empty matches all.' }),
+  ),
+  ...TransactionListQuery.properties,
+})
+
+export const SearchResult = Type.Object({
+  query: Type.String(),
+  total: Type.Integer(),
+  transactions: Type.Array(Transaction),
+})

@@ -193,6 +193,8 @@ interface DriveFile {
   id: string
   name: string
   mimeType?: string
+  /** int64 as a decimal string; only for binary (non-Google-Docs) files. */
+  size?: string
 }
 
 /** Files.list and download for one sync, with automatic access-token refresh. */
@@ -258,7 +260,7 @@ export class DriveClient {
       const url = new URL(`${base}/files`)
       const quoted = folderId.replace(/\\/g, '\\\\').replace(/'/g, "\\'")
       url.searchParams.set('q', `'${quoted}' in parents and trashed = false`)
-      url.searchParams.set('fields', 'nextPageToken, files(id, name, mimeType)')
+      url.searchParams.set('fields', 'nextPageToken, files(id, name, mimeType, size)')
       url.searchParams.set('pageSize', String(LIST_PAGE_SIZE))
       url.searchParams.set('orderBy', 'name')
       if (pageToken) url.searchParams.set('pageToken', pageToken)
@@ -270,7 +272,12 @@ export class DriveClient {
     return files
       .filter((f) => f.mimeType === 'text/csv' || f.name.toLowerCase().endsWith('.csv'))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-      .map((f) => ({ name: f.name, open: () => this.download(f.id) }))
+      .map((f) => ({
+        name: f.name,
+        // Drive sends int64 sizes as strings; absent for files that are not blobs.
+        size: f.size !== undefined && /^\d+$/.test(f.size) ? Number(f.size) : null,
+        open: () => this.download(f.id),
+      }))
   }
 
   private async download(fileId: string): Promise<Readable> {

@@ -17,6 +17,7 @@ import {
 } from './drive.js'
 import { planFolders, type FolderPlan } from './folders.js'
 import { listLocalFiles } from './local.js'
+import { readCsvRowsInWorker, WORKER_MIN_BYTES } from './parse-in-worker.js'
 import { CsvFileError, readCsvRows, type FileReport } from './read-file.js'
 
 export const csvSource: Source = {
@@ -112,7 +113,7 @@ async function fetchCsv(sctx: SourceContext): Promise<Batch | Skip> {
       for (const file of files) {
         const report: FileReport = { skipped: 0, examples: [] }
         try {
-          yield* readFile(plan, await file.open(), report)
+          yield* readFile(plan, file, await file.open(), report)
         } catch (error) {
           // SPEC 1.3 rule 3: a bad file is logged and skipped; the rest still import.
           const reason = error instanceof CsvFileError ? error.message : (error as Error).message
@@ -145,9 +146,17 @@ async function fetchCsv(sctx: SourceContext): Promise<Batch | Skip> {
 
 function readFile(
   plan: FolderPlan,
+  file: CsvFileRef,
   input: Readable,
   report: FileReport,
 ): AsyncGenerator<IngestTransaction[]> {
+  if (file.size !== null && file.size >= WORKER_MIN_BYTES) {
+    return readCsvRowsInWorker(input, {
+      mapping: plan.folder.mapping,
+      accountId: plan.account.id,
+      report,
+    })
+  }
   const format = plan.folder.mapping.date_format
   return readCsvRows(input, {
     mapping: plan.folder.mapping,

@@ -1,0 +1,132 @@
+// Benchmark (issue #8): GET /transactions/search over a generated ledger of
+// 1,000,000 transactions (COFFER_BENCH_SEARCH_ROWS), p50 and p95 per query of a
+// fixed mix, against a baseline in the same run that loads every row and runs
+// the matcher over it (what search would cost without the database pre-filter;
+// rows load with labels, extensions and account names, which the mix reads).
+// Targets on SQLite: each selective query at least 20× faster than the scan,
+// p50 under 100 ms.
+import { loadConfig } from '../src/config/index.js'
+import { openServiceContext } from '../src/app.js'
+import { createLogger } from '../src/log.js'
+import { matches, parseQuery, searchTransactions, type Query } from '../src/search/index.js'
+import { EVERYTHING, loadSubjects } from '../src/search/subjects.js'
+import { indexAllQueuedDocuments } from '../src/search/indexer.js'
+import { generateLedger } from './lib/generate-ledger.js'
+import { freshSqlite, perSecond, timed } from './support.js'
+import { Writable } from 'node:stream'
+import { join } from 'node:path'
+
+const ROWS = Number(process.env.COFFER_BENCH_SEARCH_ROWS ?? 1_000_000)
+const RUNS = Number(process.env.COFFER_BENCH_SEARCH_RUNS ?? 15)
+// A broad query costs about a scan; a few runs give its figure.
+const BROAD_RUNS = 3
+const SCAN_PAGE = 2000
+
+const QUERIES: Array<{ q: string; selective: boolean }> = [
+  { q: 'walgreens', selective: true },
+  { q: 'amount:<-100 date:2024', selective: true },
+  { q: 'label:category=food', selective: true },
+  { q: 'ext:tax.deductible=true', selective: true },
+  { q: 'label:trip=paris OR ext:tax.rate=7', selective: true },
+  { q: 'walgreens -label:category=food', selective: true },
+  { q: 'NOT label:category=food', selective: false },
+  { q: 'card -walgreens', selective: false },
+]
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+}
+
+export async function benchSearch(): Promise<void> {
+  const db = await freshSqlite('search')
+  await db.ctx.close() // schema only; generate with a bare driver handle
+  const { ms: generateMs } = await timed(async () => generateLedger(db.path, { rows: ROWS }))
+  const { config } = loadConfig({
+    file: null,
+    env: {
+      SERVICE_DATABASE_PATH: db.path,
+      SERVICE_DATA_DIR: join(db.dir, 'data'),
+      SERVICE_LOG_LEVEL: 'error',
+    },
+  })
+  const quiet = new Writable({ write: (_c, _e, cb) => cb() })
+  const ctx = await openServiceContext(config, {
+    logger: createLogger({ level: 'error', format: 'json', destination: quiet }),
+  })
+  try {
+    // The search documents, as `coffer serve` builds them after an import.
+    const indexing = await timed(() => indexAllQueuedDocuments(ctx.db.kysely))
+    console.log(
+      `\n(search index built: ${indexing.value} documents at ${perSecond(indexing.value, indexing.ms)} documents/s)`,
+    )
+    const parsed: Query[] = QUERIES.map(({ q }) => parseQuery(q))
+
+    // Baseline: every row, loaded page by page and run through the matcher. The
+    // loading is shared by all queries; each query adds its own matcher time.
+    const matchMs = QUERIES.map(() => 0)
+    const scanTotals = QUERIES.map(() => 0)
+    let loadMs = 0
+    let last: { date: string; id: string } | undefined
+    for (;;) {
+      const started = process.hrtime.bigint()
+      let page = ctx.db.kysely.selectFrom('transactions').selectAll()
+      if (last) {
+        const { date, id } = last
+        page = page
+          .where('date', '<=', date)
+          .where((eb) => eb.or([eb('date', '<', date), eb('id', '<', id)]))
+      }
+      const rows = await page
+        .orderBy('date', 'desc')
+        .orderBy('id', 'desc')
+        .limit(SCAN_PAGE)
+        .execute()
+      const subjects = await loadSubjects(ctx.db.kysely, rows, {
+        ...EVERYTHING,
+        relationships: false,
+      })
+      loadMs += Number(process.hrtime.bigint() - started) / 1e6
+      for (let i = 0; i < parsed.length; i++) {
+        const t0 = process.hrtime.bigint()
+        for (const subject of subjects) if (matches(parsed[i]!, subject)) scanTotals[i]!++
+        matchMs[i]! += Number(process.hrtime.bigint() - t0) / 1e6
+      }
+      if (rows.length < SCAN_PAGE) break
+      last = rows[rows.length - 1]!
+    }
+
+    console.log(
+      `\n## search (${ROWS.toLocaleString('en-US')} transactions, generated in ${(generateMs / 1000).toFixed(1)} s)`,
+    )
+    console.log(
+      `  scan baseline: loading every row ${(loadMs / 1000).toFixed(1)} s, plus the matcher per query`,
+    )
+    console.log(
+      `  ${'query'.padEnd(40)} ${'total'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)} ${'scan ms'.padStart(9)} ${'scan/p50'.padStart(9)}`,
+    )
+    for (let i = 0; i < QUERIES.length; i++) {
+      const { q, selective } = QUERIES[i]!
+      const times: number[] = []
+      let total = -1
+      for (let run = 0; run < (selective ? RUNS : BROAD_RUNS); run++) {
+        const { ms, value } = await timed(() => searchTransactions(ctx, { q }))
+        times.push(ms)
+        total = value.total
+      }
+      if (total !== scanTotals[i])
+        throw new Error(`${q}: search total ${total} != scan ${scanTotals[i]}`)
+      times.sort((a, b) => a - b)
+      const p50 = percentile(times, 50)
+      const scan = loadMs + matchMs[i]!
+      const ratio = scan / p50
+      const verdict = selective ? (ratio >= 20 && p50 < 100 ? 'ok' : 'MISSES TARGET') : '(broad)'
+      console.log(
+        `  ${q.padEnd(40)} ${String(total).padStart(8)} ${p50.toFixed(1).padStart(8)} ${percentile(times, 95).toFixed(1).padStart(8)} ${scan.toFixed(0).padStart(9)} ${`${ratio.toFixed(0)}×`.padStart(9)}  ${verdict}`,
+      )
+    }
+    console.log('  target (selective, SQLite): scan/p50 ≥ 20×, p50 < 100 ms')
+  } finally {
+    await ctx.close()
+    await db.dispose().catch(() => {})
+  }
+}

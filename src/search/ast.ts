@@ -1,0 +1,42 @@
+// The parsed form of a search query (CONTRACT 7). Values are normalized at parse
+// time (needles lower-cased, periods turned into instant bounds, amounts checked)
+// so that the matcher and the database pre-filter never re-interpret text.
+
+/** One end of an interval; `inclusive` says whether the bound value itself is inside. */
+export interface Bound {
+  value: string
+  inclusive: boolean
+}
+
+/** `min..max` (either side open); `outside` flips it (the `!=` operator). */
+export interface Interval {
+  min?: Bound
+  max?: Bound
+  outside: boolean
+}
+
+export type TextField = 'description' | 'payee' | 'memo' | 'account' | 'id'
+export type ExactField = 'account_id' | 'source'
+export type InstantField = 'date' | 'synced_at'
+export type KeyedOp = 'has' | 'eq' | 'ne' | 'contains'
+
+export type QueryNode =
+  | { kind: 'all' }
+  | { kind: 'and'; items: QueryNode[] }
+  | { kind: 'or'; items: QueryNode[] }
+  | { kind: 'not'; item: QueryNode }
+  /** Free text; `needle` is lower-cased. */
+  | { kind: 'text'; needle: string }
+  | { kind: 'field_text'; field: TextField; needle: string }
+  | { kind: 'exact'; field: ExactField; value: string }
+  /** Bounds are amounts as accepted by decimal.ts. */
+  | { kind: 'amount'; interval: Interval }
+  /** Bounds are fixed-width UTC instants (time.ts), compared as text. */
+  | { kind: 'instant'; field: InstantField; interval: Interval }
+  | { kind: 'pending'; value: boolean }
+  /** Labels: `key` lower-cased. `value` lower-cased (absent for `has`). */
+  | { kind: 'label'; key: string; op: KeyedOp; value?: string }
+  /** Extensions: `key` case-preserved. `value` lower-cased (absent for `has`). */
+  | { kind: 'ext'; key: string; op: KeyedOp; value?: string }
+  | { kind: 'rel'; relKind: string; target?: string }
+  | { kind: 'related'; id: string }

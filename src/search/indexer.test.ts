@@ -1,0 +1,89 @@
+// The SQLite search documents are built off the write path: a queued
+// transaction must still be found (it is a candidate until indexed), an indexed
+// one through its document, and edits and deletes must never leave a stale answer.
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Writable } from 'node:stream'
+import { test } from 'node:test'
+import { sql } from 'kysely'
+import { openServiceContext } from '../app.js'
+import { loadConfig } from '../config/index.js'
+import { createAccount } from '../ledger/accounts.js'
+import { setTransactionLabels } from '../ledger/labels.js'
+import { createTransaction, deleteTransaction, updateTransaction } from '../ledger/transactions.js'
+import { createLogger } from '../log.js'
+import { indexAllQueuedDocuments, indexQueuedDocuments } from './indexer.js'
+import { searchTransactions } from './service.js'
+
+test('queued and indexed transactions answer alike; edits and deletes re-queue', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'coffer-search-index-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const { config } = loadConfig({
+    file: null,
+    env: { SERVICE_DATABASE_PATH: join(dir, 'coffer.db'), SERVICE_DATA_DIR: join(dir, 'data') },
+  })
+  const quiet = new Writable({ write: (_c, _e, cb) => cb() })
+  // A bare service context: no indexer runs unless this test runs it.
+  const ctx = await openServiceContext(config, {
+    logger: createLogger({ level: 'error', format: 'json', destination: quiet }),
+  })
+  t.after(() => ctx.close())
+  const db = ctx.db.kysely
+  const queued = async () =>
+    (await sql<{ n: number }>`select count(*) as n from search_pending`.execute(db)).rows[0]!.n
+  const found = async (q: string) =>
+    (await searchTransactions(ctx, { q })).transactions.map((tx) => tx.description)
+
+  const account = await createAccount(ctx, { name: 'Everyday', currency: 'USD' })
+  const rows = []
+  for (let i = 0; i < 5; i++) {
+    rows.push(
+      await createTransaction(ctx, {
+        account_id: account.id,
+        amount: `-${i + 1}.00`,
+        date: `2024-01-0${i + 1}`,
+        description: i === 0 ? 'Zanzibar coffee' : `Groceries ${i}`,
+      }),
+    )
+  }
+  // Queued, nothing indexed: found all the same.
+  assert.equal(await queued(), 5)
+  assert.deepEqual(await found('zanzibar'), ['Zanzibar coffee'])
+
+  // Indexed in batches smaller than the queue.
+  assert.equal(await indexQueuedDocuments(db, 3), 3)
+  assert.equal(await indexAllQueuedDocuments(db), 2)
+  assert.equal(await queued(), 0)
+  assert.deepEqual(await found('zanzibar'), ['Zanzibar coffee'])
+  assert.deepEqual(await found('groceries').then((d) => d.length), 4)
+
+  // An edit re-queues; the old text no longer matches, the new one does, indexed or not.
+  await updateTransaction(ctx, rows[0]!.id, { description: 'Kilimanjaro tea' })
+  await setTransactionLabels(ctx, rows[1]!.id, { trip: 'serengeti' })
+  assert.equal(await queued(), 2)
+  for (const state of ['queued', 'indexed']) {
+    assert.deepEqual(await found('zanzibar'), [], state)
+    assert.deepEqual(await found('kilimanjaro'), ['Kilimanjaro tea'], state)
+    assert.deepEqual(await found('serengeti'), ['Groceries 1'], state)
+    await indexAllQueuedDocuments(db)
+  }
+
+  // A delete leaves no document behind once indexed, and no answer before.
+  await deleteTransaction(ctx, rows[0]!.id)
+  assert.deepEqual(await found('kilimanjaro'), [])
+  await indexAllQueuedDocuments(db)
+  assert.equal(
+    (await sql<{ n: number }>`select count(*) as n from search_documents`.execute(db)).rows[0]!.n,
+    4,
+  )
+  assert.deepEqual(
+    (
+      await sql<{
+        n: number
+      }>`select count(*) as n from search_text where search_text match '"kilimanjaro"'`.execute(db)
+    ).rows[0]!.n,
+    0,
+  )
+})

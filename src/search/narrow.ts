@@ -1,0 +1,314 @@
+// Compiles a parsed query into a database pre-filter over `transactions`. The
+// filter only narrows: every transaction the matcher would accept passes it.
+// Where a part is also *exact* (SQL accepts precisely what the matcher accepts)
+// it says so, which lets NOT narrow too and lets the service count in SQL.
+//
+// Case: the matcher lower-cases with toLowerCase. The only non-ASCII characters
+// whose lower case contains ASCII are U+0130 (→ "i̇") and U+212A (→ "k"), so a
+// needle's runs of printable ASCII without "i" or "k" must appear, ASCII
+// case-insensitively, in the stored text. Those runs are what SQL looks for.
+import { sql, type RawBuilder, type SqlBool } from 'kysely'
+import type { DialectName } from '../db/connect.js'
+import type { Interval, QueryNode } from './ast.js'
+
+export interface Narrowing {
+  /** null: no narrowing (every row passes). */
+  where: RawBuilder<SqlBool> | null
+  /** SQL accepts exactly the rows the matcher accepts. */
+  exact: boolean
+  /** When `where` is `transactions.id in (<ids>)`: the subquery, so OR can union them. */
+  ids?: RawBuilder<unknown>
+}
+
+export interface NarrowOptions {
+  /**
+   * SQLite: keep id sets from driving the plan (`+id`), so that a page of a
+   * large set walks the (date, id) index in order instead of sorting every
+   * member. Right for big sets only; small ones are faster driven by their ids.
+   */
+  dateOrder?: boolean
+  /**
+   * false: leave id sets out (every row passes them). For streaming a huge set
+   * page by page, where each page would rebuild the whole set.
+   */
+  idSets?: boolean
+}
+
+const EVERY_ROW: Narrowing = { where: null, exact: false }
+const MIN_SEGMENT = 3 // trigram indexes need three characters
+
+/** Runs of the (lower-cased) needle that any match must contain verbatim, ignoring ASCII case. */
+export function needleSegments(needle: string): string[] {
+  return needle.split(/[^\x20-\x7e]|[ik%_\\"]/).filter((s) => s.length >= MIN_SEGMENT)
+}
+
+/**
+ * A stored value whose toLowerCase equals a printable-ASCII operand holds only
+ * ASCII and U+212A (U+0130 lower-cases to two characters, one not ASCII). So
+ * for such an operand SQL's ASCII lower() after mapping U+212A to "k" is exact.
+ * The same expression is indexed in 0004-search; keep them identical.
+ */
+function isCaseSafe(operand: string): boolean {
+  return /^[\x20-\x7e]*$/.test(operand)
+}
+
+const FOLDED_VALUE = sql`lower(replace(k.value, '\u212A', 'k'))`
+
+function and(parts: RawBuilder<SqlBool>[]): RawBuilder<SqlBool> {
+  return parts.length === 1 ? parts[0]! : sql<SqlBool>`(${sql.join(parts, sql` and `)})`
+}
+
+function or(parts: RawBuilder<SqlBool>[]): RawBuilder<SqlBool> {
+  return parts.length === 1 ? parts[0]! : sql<SqlBool>`(${sql.join(parts, sql` or `)})`
+}
+
+function likeAll(expression: RawBuilder<unknown>, segments: string[], dialect: DialectName) {
+  // SQLite's LIKE ignores ASCII case; PostgreSQL's needs ILIKE.
+  const op = dialect === 'postgres' ? sql`ilike` : sql`like`
+  return and(segments.map((s) => sql<SqlBool>`${expression} ${op} ${`%${s}%`}`))
+}
+
+export class Narrower {
+  constructor(
+    private readonly dialect: DialectName,
+    private readonly options: NarrowOptions = {},
+  ) {}
+
+  /** A narrowing by a subquery of transaction ids. */
+  private idsIn(ids: RawBuilder<unknown>, exact: boolean): Narrowing {
+    if (this.options.idSets === false) return EVERY_ROW
+    const column =
+      this.options.dateOrder && this.dialect === 'sqlite'
+        ? sql`+transactions.id`
+        : sql`transactions.id`
+    return { where: sql<SqlBool>`${column} in (${ids})`, exact, ids }
+  }
+
+  narrow(node: QueryNode): Narrowing {
+    switch (node.kind) {
+      case 'all':
+        return { where: null, exact: true }
+      case 'and': {
+        const parts = node.items.map((item) => this.narrow(item))
+        const wheres = parts.flatMap((p) => (p.where ? [p.where] : []))
+        return {
+          where: wheres.length === 0 ? null : and(wheres),
+          exact: parts.every((p) => p.exact),
+        }
+      }
+      case 'or': {
+        const parts = node.items.map((item) => this.narrow(item))
+        const exact = parts.every((p) => p.exact)
+        // One branch that cannot narrow lets every row through.
+        if (parts.some((p) => p.where === null)) return { where: null, exact }
+        // One IN over a UNION uses each branch's index; an OR of INs scans every row.
+        if (parts.every((p) => p.ids))
+          return this.idsIn(
+            sql.join(
+              parts.map((p) => p.ids!),
+              sql` union `,
+            ),
+            exact,
+          )
+        return { where: or(parts.map((p) => p.where!)), exact }
+      }
+      case 'not': {
+        const inner = this.narrow(node.item)
+        if (!inner.exact) return EVERY_ROW
+        // NOT of "every row" is no row; exact predicates never yield NULL.
+        return {
+          where: inner.where ? sql<SqlBool>`not ${inner.where}` : sql<SqlBool>`1 = 0`,
+          exact: true,
+        }
+      }
+      case 'text':
+        return this.freeText(node.needle)
+      case 'field_text':
+        return this.fieldText(node.field, node.needle)
+      case 'exact':
+        return {
+          where: sql<SqlBool>`${sql.ref(`transactions.${node.field}`)} = ${node.value}`,
+          exact: true,
+        }
+      case 'amount':
+        return this.amount(node.interval)
+      case 'instant':
+        return this.instant(node.field, node.interval)
+      case 'pending':
+        return { where: sql<SqlBool>`transactions.pending = ${node.value ? 1 : 0}`, exact: true }
+      case 'label':
+      case 'ext':
+        return this.keyed(node.kind, node.key, node.op, node.value)
+      case 'rel':
+        // Index: relationships_kind; relationships_pk for a target.
+        return this.idsIn(
+          sql`select r.transaction_id from relationships r where r.kind = ${node.relKind}${
+            node.target === undefined ? sql`` : sql` and r.target_id = ${node.target}`
+          }`,
+          true,
+        )
+      case 'related':
+        // Index: relationships_target one way, relationships_pk the other.
+        return this.idsIn(
+          sql`select r.transaction_id from relationships r where r.target_id = ${node.id} union select r.target_id from relationships r where r.transaction_id = ${node.id}`,
+          true,
+        )
+    }
+  }
+
+  // Free text: the transaction's own text, its labels and extensions (one
+  // trigram index per engine, see 0004-search), or its account's name.
+  private freeText(needle: string): Narrowing {
+    const segments = needleSegments(needle)
+    if (segments.length === 0) return EVERY_ROW
+    const byAccount = sql`select t2.id from transactions t2 where t2.account_id in (select a.id from accounts a where ${likeAll(sql`a.name`, segments, this.dialect)})`
+    if (this.dialect === 'sqlite') {
+      const phrase = segments.map((s) => `"${s}"`).join(' AND ')
+      return this.idsIn(sql`${SEARCH_DOCUMENT_IDS(phrase)} union ${byAccount}`, false)
+    }
+    return this.idsIn(
+      sql`select t1.id from transactions t1 where ${likeAll(TRANSACTION_TEXT_PG('t1'), segments, this.dialect)} union select l.transaction_id from transaction_labels l where ${likeAll(LABEL_TEXT_PG, segments, this.dialect)} union select e.transaction_id from transaction_extensions e where ${likeAll(EXTENSION_TEXT_PG, segments, this.dialect)} union ${byAccount}`,
+      false,
+    )
+  }
+
+  private fieldText(
+    field: 'description' | 'payee' | 'memo' | 'account' | 'id',
+    needle: string,
+  ): Narrowing {
+    const segments = needleSegments(needle)
+    if (segments.length === 0) return EVERY_ROW
+    if (field === 'account') {
+      return {
+        where: sql<SqlBool>`transactions.account_id in (select a.id from accounts a where ${likeAll(sql`a.name`, segments, this.dialect)})`,
+        exact: false,
+      }
+    }
+    const column = likeAll(sql.ref(`transactions.${field}`), segments, this.dialect)
+    if (this.dialect === 'sqlite') {
+      // The trigram index finds the rows; LIKE on the column then keeps this field's.
+      const phrase = segments.map((s) => `${field} : "${s}"`).join(' AND ')
+      return {
+        where: sql<SqlBool>`(transactions.id in (${SEARCH_DOCUMENT_IDS(phrase)}) and ${column})`,
+        exact: false,
+      }
+    }
+    return {
+      where: sql<SqlBool>`(${likeAll(TRANSACTION_TEXT_PG('transactions'), segments, this.dialect)} and ${column})`,
+      exact: false,
+    }
+  }
+
+  private amount(interval: Interval): Narrowing {
+    if (this.dialect === 'postgres') {
+      // numeric is exact, so this agrees with decimal.ts (index: transactions_amount_numeric).
+      return {
+        where: intervalSql(
+          sql`cast(transactions.amount as numeric)`,
+          interval,
+          (v) => sql`cast(${v} as numeric)`,
+        ),
+        exact: true,
+      }
+    }
+    // SQLite has no exact decimal: compare as REAL with each bound widened by far
+    // more than a double's rounding, and let the matcher decide (index: transactions_amount_real).
+    const widened: Interval = { outside: interval.outside }
+    const slack = (v: string) => (Math.abs(Number(v)) + 1) * 1e-9
+    const towardsOutside = interval.outside ? -1 : 1
+    if (interval.min) {
+      widened.min = {
+        value: String(Number(interval.min.value) - towardsOutside * slack(interval.min.value)),
+        inclusive: true,
+      }
+    }
+    if (interval.max) {
+      widened.max = {
+        value: String(Number(interval.max.value) + towardsOutside * slack(interval.max.value)),
+        inclusive: true,
+      }
+    }
+    return {
+      where: intervalSql(sql`cast(transactions.amount as real)`, widened, (v) => sql`${Number(v)}`),
+      exact: false,
+    }
+  }
+
+  private instant(field: 'date' | 'synced_at', interval: Interval): Narrowing {
+    const column = sql.ref(`transactions.${field}`)
+    const where = intervalSql(column, interval, (v) => sql`${v}`)
+    // synced_at may be NULL; a NULL never matches, and must never reach a NOT as NULL.
+    return {
+      where:
+        field === 'date' || !where ? where : sql<SqlBool>`(${column} is not null and ${where})`,
+      exact: true,
+    }
+  }
+
+  private keyed(
+    kind: 'label' | 'ext',
+    key: string,
+    op: 'has' | 'eq' | 'ne' | 'contains',
+    operand: string | undefined,
+  ): Narrowing {
+    const table = kind === 'label' ? sql`transaction_labels` : sql`transaction_extensions`
+    // Index: the (key, folded value) indexes of 0004-search.
+    const rows = (condition: RawBuilder<unknown> | null) =>
+      sql`select k.transaction_id from ${table} k where k.key = ${key}${condition ? sql` and ${condition}` : sql``}`
+    if (op === 'has') return this.idsIn(rows(null), true)
+    if (op === 'contains') {
+      // A stored extension value is compact JSON: a string's text appears quoted
+      // and escaped. Segments hold no quote or backslash, so they still appear.
+      const segments = needleSegments(operand!)
+      return this.idsIn(
+        rows(segments.length ? likeAll(sql`k.value`, segments, this.dialect) : null),
+        false,
+      )
+    }
+    // Equality needs the key; it is exact when SQL's ASCII lower() agrees with toLowerCase.
+    const equal = isCaseSafe(operand!) ? valueEquals(kind, operand!) : null
+    if (op === 'eq') return this.idsIn(rows(equal), equal !== null)
+    return equal
+      ? { where: sql<SqlBool>`not ${this.idsIn(rows(equal), true).where!}`, exact: true }
+      : EVERY_ROW
+  }
+}
+
+function valueEquals(kind: 'label' | 'ext', operand: string): RawBuilder<unknown> {
+  if (kind === 'label') return sql`${FOLDED_VALUE} = ${operand}`
+  // A JSON string equals by its text (stored as JSON.stringify), anything else by its JSON.
+  return sql`${FOLDED_VALUE} in (${operand}, ${JSON.stringify(operand)})`
+}
+
+function intervalSql(
+  column: RawBuilder<unknown>,
+  interval: Interval,
+  bound: (value: string) => RawBuilder<unknown>,
+): RawBuilder<SqlBool> | null {
+  const parts: RawBuilder<SqlBool>[] = []
+  if (interval.min)
+    parts.push(
+      sql<SqlBool>`${column} ${interval.min.inclusive ? sql`>=` : sql`>`} ${bound(interval.min.value)}`,
+    )
+  if (interval.max)
+    parts.push(
+      sql<SqlBool>`${column} ${interval.max.inclusive ? sql`<=` : sql`<`} ${bound(interval.max.value)}`,
+    )
+  if (parts.length === 0) return interval.outside ? sql<SqlBool>`1 = 0` : null
+  return interval.outside ? sql<SqlBool>`not ${and(parts)}` : and(parts)
+}
+
+/**
+ * SQLite: the transactions whose search document matches the FTS5 phrase, plus
+ * every transaction still queued for (re)indexing (src/search/indexer.ts): its
+ * document may be missing or stale, so it stays a candidate until rebuilt.
+ */
+const SEARCH_DOCUMENT_IDS = (phrase: string) =>
+  sql`select d.transaction_id from search_documents d where d.n in (select rowid from search_text where search_text match ${phrase}) union select p.transaction_id from search_pending p`
+
+// PostgreSQL trigram indexes are on these expressions (0004-search); the query
+// must repeat them verbatim for the planner to use the index.
+const TRANSACTION_TEXT_PG = (table: string) =>
+  sql`(coalesce(${sql.ref(`${table}.description`)}, '') || ' ' || coalesce(${sql.ref(`${table}.payee`)}, '') || ' ' || coalesce(${sql.ref(`${table}.memo`)}, '') || ' ' || ${sql.ref(`${table}.id`)})`
+const LABEL_TEXT_PG = sql`(l.key || ':' || l.value)`
+const EXTENSION_TEXT_PG = sql`(e.key || ' ' || e.value)`

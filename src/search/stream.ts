@@ -1,0 +1,127 @@
+// Candidates stream from the database newest first, in keyset pages (date, id
+// descending; index transactions_date), narrowed by the compiled pre-filter; the
+// matcher decides each one. Memory holds one page, never the ledger.
+import { PostgresAdapter } from 'kysely'
+import type { DialectName } from '../db/connect.js'
+import type { DbExecutor } from '../db/schema.js'
+import type { TransactionJson } from '../ledger/json.js'
+import { toTransactionsJson } from '../ledger/snapshots.js'
+import type { TransactionRow } from '../ledger/tables.js'
+import { filteredTransactions, type TransactionFilter } from '../ledger/transaction-query.js'
+import type { QueryNode } from './ast.js'
+import { matches } from './match.js'
+import { Narrower, type NarrowOptions, type Narrowing } from './narrow.js'
+import { loadSubjects, subjectNeeds } from './subjects.js'
+
+export const DEFAULT_PAGE_SIZE = 500
+
+/** Plan switches; only the property test changes them, to cover both sides. */
+export const searchTuning = {
+  /**
+   * Candidate sets above this size stream without their id-set parts: each
+   * page would rebuild the whole set, so walking the date index is cheaper.
+   */
+  largeCandidateSet: 20_000,
+  /** Above this many matches, a page walks the date index instead of sorting every match. */
+  dateOrderThreshold: 5_000,
+}
+
+export function dialectOf(db: DbExecutor): DialectName {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite'
+}
+
+export function narrowingFor(
+  db: DbExecutor,
+  query: QueryNode,
+  options: NarrowOptions = {},
+): Narrowing {
+  return new Narrower(dialectOf(db), options).narrow(query)
+}
+
+export async function countCandidates(
+  db: DbExecutor,
+  narrowing: Narrowing,
+  filter: TransactionFilter,
+): Promise<number> {
+  const row = await candidateQuery(db, narrowing, filter)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+/** The filtered, narrowed candidates, newest first (callers add select, paging). */
+export function candidateQuery(db: DbExecutor, narrowing: Narrowing, filter: TransactionFilter) {
+  const query = filteredTransactions(db, filter)
+  return narrowing.where ? query.where(narrowing.where) : query
+}
+
+/** Pages of matching transactions; a page may be shorter than pageSize, never empty. */
+export async function* matchingPages(
+  db: DbExecutor,
+  query: QueryNode,
+  filter: TransactionFilter,
+  pageSize = DEFAULT_PAGE_SIZE,
+): AsyncIterable<TransactionJson[]> {
+  for await (const rows of matchingRows(db, query, filter, pageSize)) {
+    yield await toTransactionsJson(db, rows)
+  }
+}
+
+/**
+ * Pages of matching rows. Each candidate is matched against a subject loaded
+ * with only what the query reads, so `amount:<0` never loads a label.
+ */
+export async function* matchingRows(
+  db: DbExecutor,
+  query: QueryNode,
+  filter: TransactionFilter,
+  pageSize = DEFAULT_PAGE_SIZE,
+): AsyncIterable<TransactionRow[]> {
+  let narrowing = narrowingFor(db, query)
+  // Rows per database round trip: a bounded candidate set comes in one query
+  // (the pre-filter runs once), anything larger in pages.
+  let fetchSize = pageSize
+  if (narrowing.where) {
+    const candidates = await countCandidates(db, narrowing, filter)
+    if (candidates > searchTuning.largeCandidateSet) {
+      narrowing = narrowingFor(db, query, { idSets: false })
+    } else {
+      fetchSize = Math.max(pageSize, candidates + 1)
+    }
+  }
+  const needs = subjectNeeds(query)
+  let last: TransactionRow | undefined
+  for (;;) {
+    let page = candidateQuery(db, narrowing, filter)
+    if (last) {
+      const { date, id } = last
+      // Written so that the (date, id) index serves it as a range.
+      page = page
+        .where('date', '<=', date)
+        .where((eb) => eb.or([eb('date', '<', date), eb('id', '<', id)]))
+    }
+    const rows = await page
+      .selectAll('transactions')
+      .orderBy('date', 'desc')
+      .orderBy('id', 'desc')
+      .limit(fetchSize)
+      .execute()
+    for (let i = 0; i < rows.length; i += pageSize) {
+      const page = rows.slice(i, i + pageSize)
+      const subjects = await loadSubjects(db, page, needs)
+      const matched = page.filter((_, j) => matches(query, subjects[j]!))
+      if (matched.length > 0) yield matched
+    }
+    if (rows.length < fetchSize) return
+    last = rows[rows.length - 1]
+  }
+}
+
+/** Streams every matching transaction, newest first, in pages (pre-filter + matcher). */
+export function matchingTransactions(
+  db: DbExecutor,
+  query: QueryNode,
+  options: { pageSize?: number } = {},
+): AsyncIterable<TransactionJson[]> {
+  return matchingPages(db, query, {}, options.pageSize)
+}

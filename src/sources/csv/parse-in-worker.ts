@@ -1,0 +1,88 @@
+// Large CSV files are parsed on a worker thread (parse-worker.ts) while the main
+// thread merges the rows already parsed: on a re-sync, parsing, hashing and date
+// handling cost as much CPU as the database work, and the two now overlap. The
+// rows, their order and every error are those of readCsvRows in the main thread.
+import type { Readable } from 'node:stream'
+import { Worker } from 'node:worker_threads'
+import type { IngestTransaction } from '../../ledger/ingest.js'
+import type { FromMain, ToMain, WorkerInput } from './parse-protocol.js'
+import { CsvFileError, type FileReport } from './read-file.js'
+
+/** Files at least this large go to a worker; a smaller one is not worth a thread's start-up. */
+export const WORKER_MIN_BYTES = 1024 * 1024
+
+const RUNNING_AS_TS = import.meta.url.endsWith('.ts')
+const WORKER_URL = new URL(
+  RUNNING_AS_TS ? './parse-worker.ts' : './parse-worker.js',
+  import.meta.url,
+)
+
+/** Under tsx (tests, benchmarks) the worker is TypeScript too: it needs tsx's loader of its own. */
+function startWorker(data: WorkerInput): Worker {
+  if (!RUNNING_AS_TS) return new Worker(WORKER_URL, { workerData: data })
+  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'))
+  const boot = `import(${tsx}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}) })`
+  return new Worker(boot, { eval: true, workerData: data })
+}
+
+export async function* readCsvRowsInWorker(
+  input: Readable,
+  options: WorkerInput & { report: FileReport },
+): AsyncGenerator<IngestTransaction[]> {
+  const { report, ...data } = options
+  const worker = startWorker(data)
+  const send = (message: FromMain, transfer?: ArrayBuffer[]) =>
+    worker.postMessage(message, transfer)
+  const chunks = input[Symbol.asyncIterator]() as AsyncIterator<Buffer>
+  const inbox: ToMain[] = []
+  let wake: (() => void) | null = null
+  const deliver = (message: ToMain) => {
+    inbox.push(message)
+    wake?.()
+  }
+
+  const feed = async () => {
+    try {
+      const next = await chunks.next()
+      if (next.done) return send({ type: 'end' })
+      // A copy of its own, so that the buffer can move to the worker without a second copy.
+      const bytes = new Uint8Array(next.value)
+      send({ type: 'chunk', bytes }, [bytes.buffer])
+    } catch (error) {
+      send({ type: 'error', message: error instanceof Error ? error.message : String(error) })
+    }
+  }
+  worker.on('message', (message: ToMain) => {
+    if (message.type === 'pull') void feed()
+    else deliver(message)
+  })
+  worker.on('error', (error) =>
+    deliver({ type: 'failed', message: error.message, fileError: false, report }),
+  )
+  worker.on('exit', () =>
+    deliver({ type: 'failed', message: 'the CSV parser stopped', fileError: false, report }),
+  )
+
+  try {
+    for (;;) {
+      const message = inbox.shift()
+      if (message === undefined) {
+        await new Promise<void>((resolve) => (wake = resolve))
+        wake = null
+        continue
+      }
+      if (message.type === 'pull') continue
+      if (message.type === 'rows') {
+        send({ type: 'ack' })
+        yield message.rows
+        continue
+      }
+      Object.assign(report, message.report)
+      if (message.type === 'done') return
+      throw message.fileError ? new CsvFileError(message.message) : new Error(message.message)
+    }
+  } finally {
+    await worker.terminate()
+    input.destroy()
+  }
+}
