@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import SqliteDatabase from 'better-sqlite3'
+import { SQLITE_CACHE_KIB } from '../src/db/connect.js'
 import { csvRowId } from '../src/sources/csv/row-id.js'
 import { SYNC_UNIT_ROWS } from '../src/sync/merge-batch.js'
 import { freshSqlite, perSecond, report } from './support.js'
@@ -119,13 +120,14 @@ async function syncTwice(rows: number): Promise<SyncFigures> {
   }
 }
 
-/** The same rows, their `imported` versions and `transaction.created` events, by hand. */
+/** The same rows, their `imported` versions, `transaction.created` events and search queue entries, by hand. */
 async function rawBulkInsert(rows: number): Promise<number> {
   const db = await freshSqlite('csv-raw')
   await db.ctx.close() // keep only the schema; write with a bare driver handle
   const sqlite = new SqliteDatabase(db.path)
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')
+  sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`) // as the service's connection
   try {
     const now = new Date().toISOString().slice(0, 19) + 'Z'
     sqlite
@@ -156,7 +158,12 @@ async function rawBulkInsert(rows: number): Promise<number> {
         memo: null,
       })
     })
+    // The SQLite search queue (src/search/indexer.ts queueNewDocuments), one statement a unit.
+    const queueDocuments = sqlite.prepare(
+      `insert into search_pending (transaction_id) select value from json_each(?) where true on conflict do nothing`,
+    )
     const unit = sqlite.transaction((start: number, end: number) => {
+      queueDocuments.run(JSON.stringify(ids.slice(start, end)))
       for (let i = start; i < end; i++) {
         const r = rowOf(i)
         const id = ids[i]!

@@ -29,6 +29,22 @@ if (files.length === 0) {
   process.exit(1)
 }
 
+// Each PostgreSQL test runs in a schema of its own, dropped at its end. pg_trgm
+// is installed once here, in public: were a test's migration to install it in
+// that test's schema, dropping the schema would drop it under the other tests.
+if (process.env.COFFER_TEST_POSTGRES_DSN) {
+  const { default: pg } = await import('pg')
+  const client = new pg.Client({ connectionString: process.env.COFFER_TEST_POSTGRES_DSN })
+  await client.connect()
+  try {
+    await client.query('create extension if not exists pg_trgm with schema public')
+  } catch (error) {
+    console.error(`pg_trgm is not available (${error.message}); search runs unindexed`)
+  } finally {
+    await client.end()
+  }
+}
+
 const concurrency = process.env.COFFER_TEST_CONCURRENCY ?? '2'
 const result = spawnSync(
   process.execPath,

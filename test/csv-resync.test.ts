@@ -14,6 +14,7 @@ import {
   syncNow,
   type Json,
 } from './sync-helpers.js'
+import { StepClock } from './helpers/ledger.js'
 
 const ROWS = 3500
 
@@ -29,7 +30,11 @@ function file(lines: string[]): string {
 
 test('re-sync past the first chunk: unchanged rows refreshed, changed and new rows found', async (t) => {
   const lines = Array.from({ length: ROWS }, (_, i) => line(i))
-  const { app, root } = await startCsvApp(t, [{ name: 'Big', files: { 'big.csv': file(lines) } }])
+  // Times are kept to the second: the test moves the clock so that a refresh shows.
+  const clock = new StepClock()
+  const { app, root } = await startCsvApp(t, [{ name: 'Big', files: { 'big.csv': file(lines) } }], {
+    clock,
+  })
   const path = join(root, 'Big', 'big.csv')
   const first = await syncNow(app)
   assert.deepEqual(first.counts.csv, { inserted: ROWS, updated: 0, unchanged: 0, skipped: 0 })
@@ -38,6 +43,7 @@ test('re-sync past the first chunk: unchanged rows refreshed, changed and new ro
   )
 
   // Unchanged: no event but sync.completed, and every row's synced_at moves on.
+  clock.advance(60)
   const head = await headSequence(app)
   const again = await syncNow(app)
   assert.deepEqual(again.counts.csv, { inserted: 0, updated: 0, unchanged: ROWS, skipped: 0 })

@@ -4,8 +4,8 @@
 // shape is kept, so the same string comes back for every full chunk and the
 // SQLite statement cache (connect.ts) finds its prepared statement. It runs on the
 // caller's executor, so inside a unit of work it is part of its transaction.
-import { CompiledQuery, PostgresAdapter } from 'kysely'
-import type { Database, DbExecutor } from './schema.js'
+import { CompiledQuery } from 'kysely'
+import { dialectOf, type Database, type DbExecutor } from './schema.js'
 
 /** The last statement text of each table + columns + returning, with its row count. */
 const texts = new Map<string, { rows: number; text: string }>()
@@ -19,7 +19,7 @@ export async function insertRows<T extends keyof Database>(
   returning: ReadonlyArray<keyof Database[T] & string> = [],
 ): Promise<Array<Record<string, unknown>>> {
   if (rows.length === 0) return []
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter
+  const postgres = dialectOf(db) === 'postgres'
   const parameters: unknown[] = []
   for (const row of rows) for (const value of row) parameters.push(value)
   const text = statementText(postgres, table, columns, rows.length, returning)

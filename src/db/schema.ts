@@ -17,7 +17,13 @@ export interface Database
     WebhookTables,
     RuleTables {}
 
-import type { Kysely, Transaction } from 'kysely'
+import { PostgresAdapter, type Kysely, type Transaction } from 'kysely'
+import type { DialectName } from './connect.js'
 
 /** A handle a query function runs on: the database, or a unit of work's transaction. */
 export type DbExecutor = Kysely<Database> | Transaction<Database>
+
+/** Which engine a handle runs on, for the few statements written per engine. */
+export function dialectOf(db: DbExecutor): DialectName {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite'
+}

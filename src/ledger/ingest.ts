@@ -3,7 +3,8 @@
 // extensions and relationships untouched, `synced_at` refreshed on every row
 // the batch touches, and an update event + `synced` version only when a
 // source-owned field really changed. The sync engine calls this in its unit of work.
-import { CompiledQuery, PostgresAdapter } from 'kysely'
+import { CompiledQuery } from 'kysely'
+import { dialectOf } from '../db/schema.js'
 import { appendVersions, CORE_FIELDS, diffCore, type NewVersion } from './history.js'
 import { toAccountJson, toTransactionJson } from './json.js'
 import type { UnitOfWork } from './mutate.js'
@@ -274,7 +275,7 @@ async function refreshUnchanged(
   const same = (column: string, postgres: boolean, value: string) =>
     `t."${column}" ${NULLABLE.has(column) ? (postgres ? 'is not distinct from' : 'is') : '='} ${value}`
   let query: CompiledQuery
-  if (uow.trx.getExecutor().adapter instanceof PostgresAdapter) {
+  if (dialectOf(uow.trx) === 'postgres') {
     // One array a column: nine parameters whatever the chunk's size, and a plan
     // that probes the primary key once the table is large.
     const arrays = COMPARED.map(

@@ -8,6 +8,7 @@ import type { DbExecutor } from '../db/schema.js'
 import { Conflict, Invalid, NotFound } from '../errors.js'
 import { resolvePage, type PageInput } from '../page.js'
 import { applyRulesToNewTransactions } from '../rules/new-transactions.js'
+import { queueNewDocuments } from '../search/indexer.js'
 import { findAccountRow } from './accounts.js'
 import { requireAmount, requireDate, requireText, TEXT_FIELD_MAX } from './fields.js'
 import { appendVersions, diffCore } from './history.js'
@@ -140,6 +141,10 @@ export async function insertTransactionsInUnit(
       rows.slice(i, i + INSERT_CHUNK_ROWS).map((r) => TRANSACTION_COLUMNS.map((c) => r[c])),
     )
   }
+  await queueNewDocuments(
+    uow.trx,
+    rows.map((r) => r.id),
+  )
   // CONTRACT 8: enabled rules apply to every new row, in this unit of work.
   const ruled = await applyRulesToNewTransactions(
     uow,

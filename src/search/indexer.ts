@@ -6,12 +6,25 @@
 // none of this: its trigram indexes are maintained by the database.
 import { sql, type Kysely } from 'kysely'
 import type { ServiceContext } from '../context.js'
-import type { Database } from '../db/schema.js'
+import { dialectOf, type Database, type DbExecutor } from '../db/schema.js'
 
 /** Documents rebuilt per write transaction: short, so that ledger writes interleave. */
 export const SEARCH_INDEX_BATCH = 2000
 /** How often the queue is looked at; it also catches writes by other processes (coffer sync). */
 const POLL_MS = 500
+
+/**
+ * Queues the documents of new transactions (SQLite; PostgreSQL indexes them as
+ * it inserts). Called by the one insert path, insertTransactionsInUnit, in the
+ * same transaction: changes and deletes are queued by triggers (0004-search).
+ */
+export async function queueNewDocuments(db: DbExecutor, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0 || dialectOf(db) !== 'sqlite') return
+  // A deleted transaction's id may still be queued when it is created again.
+  await sql`insert into search_pending (transaction_id)
+    select value from json_each(${JSON.stringify(ids)}) where true
+    on conflict do nothing`.execute(db)
+}
 
 /** Rebuilds up to `batch` queued documents in one transaction; returns how many were queued. */
 export async function indexQueuedDocuments(

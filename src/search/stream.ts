@@ -1,9 +1,7 @@
 // Candidates stream from the database newest first, in keyset pages (date, id
 // descending; index transactions_date), narrowed by the compiled pre-filter; the
 // matcher decides each one. Memory holds one page, never the ledger.
-import { PostgresAdapter } from 'kysely'
-import type { DialectName } from '../db/connect.js'
-import type { DbExecutor } from '../db/schema.js'
+import { dialectOf, type DbExecutor } from '../db/schema.js'
 import type { TransactionJson } from '../ledger/json.js'
 import { toTransactionsJson } from '../ledger/snapshots.js'
 import type { TransactionRow } from '../ledger/tables.js'
@@ -24,10 +22,6 @@ export const searchTuning = {
   largeCandidateSet: 20_000,
   /** Above this many matches, a page walks the date index instead of sorting every match. */
   dateOrderThreshold: 5_000,
-}
-
-export function dialectOf(db: DbExecutor): DialectName {
-  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite'
 }
 
 export function narrowingFor(

@@ -41,9 +41,9 @@ const SQLITE_STATEMENTS = [
   `create index transactions_amount_real on transactions (cast(amount as real))`,
   // Amount within a date range (`amount:<-100 date:2024`) from the index alone.
   `create index transactions_date_amount_real on transactions (date, cast(amount as real))`,
-  `create trigger search_transactions_insert after insert on transactions begin
-     ${queue('new.id')}
-   end`,
+  // New transactions are queued by their one insert path, one statement per
+  // chunk (queueNewDocuments in src/search/indexer.ts): a per-row trigger cost
+  // a third of the raw insert rate. Changes and deletes are rarer: triggers.
   `create trigger search_transactions_update after update of description, payee, memo on transactions begin
      ${queue('new.id')}
    end`,
@@ -106,14 +106,22 @@ async function trigramSchema(db: Kysely<unknown>): Promise<string | null> {
     ).rows[0]?.schema ?? null
   const existing = await find()
   if (existing !== null) return existing
-  // A savepoint keeps a refused CREATE EXTENSION (no privilege, not installed)
-  // from aborting the migration's transaction.
-  await sql`savepoint search_trgm`.execute(db)
-  try {
-    await sql`create extension if not exists pg_trgm`.execute(db)
-    await sql`release savepoint search_trgm`.execute(db)
-  } catch {
-    await sql`rollback to savepoint search_trgm`.execute(db)
+  // In `public` where allowed, so that the extension outlives any one schema
+  // (dropping the schema it sits in drops it, and with it every trigram index
+  // built on it); else in the current schema. A savepoint keeps a refused
+  // CREATE EXTENSION (no privilege, not installed) from aborting the migration.
+  for (const create of [
+    sql`create extension if not exists pg_trgm with schema public`,
+    sql`create extension if not exists pg_trgm`,
+  ]) {
+    await sql`savepoint search_trgm`.execute(db)
+    try {
+      await create.execute(db)
+      await sql`release savepoint search_trgm`.execute(db)
+      return find()
+    } catch {
+      await sql`rollback to savepoint search_trgm`.execute(db)
+    }
   }
-  return find()
+  return null
 }
