@@ -98,8 +98,8 @@ function dateOf(rand: () => number): string {
 
 /**
  * Fills the (migrated, empty) SQLite database at `path` with `rows` transactions
- * and their labels and extensions. The search triggers of 0004-search queue
- * every transaction for its search document; the caller builds them
+ * and their labels and extensions. Every transaction is queued for its search
+ * document, as the ledger's insert path does; the caller builds them
  * (src/search/indexer.ts), as `coffer serve` does after an import.
  */
 export function generateLedger(path: string, options: { rows: number; seed?: number }): void {
@@ -153,6 +153,9 @@ export function generateLedger(path: string, options: { rows: number; seed?: num
       }
     })
     for (let i = 0; i < options.rows; i += UNIT_ROWS) unit(i, Math.min(options.rows, i + UNIT_ROWS))
+    sqlite.exec(
+      'insert into search_pending (transaction_id) select id from transactions where true on conflict do nothing',
+    )
     sqlite.exec('analyze')
   } finally {
     sqlite.close()

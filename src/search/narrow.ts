@@ -18,13 +18,22 @@ export interface Narrowing {
   exact: boolean
   /** When `where` is `transactions.id in (<ids>)`: the subquery, so OR can union them. */
   ids?: RawBuilder<unknown>
+  /**
+   * The same test as a probe of the row's own rows in another table (a
+   * correlated scalar subquery: SQLite turns EXISTS into a join with a bloom
+   * filter built over the whole table). Used where few rows are tested: under a
+   * NOT beside a selective part, and walking the date index for a page. An `in`
+   * builds the whole set first, which costs far more there.
+   */
+  correlated?: RawBuilder<SqlBool>
 }
 
 export interface NarrowOptions {
   /**
-   * SQLite: keep id sets from driving the plan (`+id`), so that a page of a
-   * large set walks the (date, id) index in order instead of sorting every
-   * member. Right for big sets only; small ones are faster driven by their ids.
+   * SQLite: keep id sets from driving the plan (`+id`, or a probe per row where
+   * the set has a correlated form), so that a page of a large set walks the
+   * (date, id) index in order instead of sorting every member. Right for big
+   * sets only; small ones are faster driven by their ids.
    */
   dateOrder?: boolean
   /**
@@ -74,14 +83,23 @@ export class Narrower {
     private readonly options: NarrowOptions = {},
   ) {}
 
-  /** A narrowing by a subquery of transaction ids. */
-  private idsIn(ids: RawBuilder<unknown>, exact: boolean): Narrowing {
+  /** A narrowing by a subquery of transaction ids (and its correlated form, if any). */
+  private idsIn(
+    ids: RawBuilder<unknown>,
+    exact: boolean,
+    correlated?: RawBuilder<SqlBool>,
+  ): Narrowing {
     if (this.options.idSets === false) return EVERY_ROW
-    const column =
-      this.options.dateOrder && this.dialect === 'sqlite'
-        ? sql`+transactions.id`
-        : sql`transactions.id`
-    return { where: sql<SqlBool>`${column} in (${ids})`, exact, ids }
+    if (!this.options.dateOrder || this.dialect !== 'sqlite') {
+      return { where: sql<SqlBool>`transactions.id in (${ids})`, exact, ids, correlated }
+    }
+    // Walking the date index, a probe per row beats building the whole set first.
+    return {
+      where: correlated ?? sql<SqlBool>`+transactions.id in (${ids})`,
+      exact,
+      ids,
+      correlated,
+    }
   }
 
   narrow(node: QueryNode): Narrowing {
@@ -112,15 +130,8 @@ export class Narrower {
           )
         return { where: or(parts.map((p) => p.where!)), exact }
       }
-      case 'not': {
-        const inner = this.narrow(node.item)
-        if (!inner.exact) return EVERY_ROW
-        // NOT of "every row" is no row; exact predicates never yield NULL.
-        return {
-          where: inner.where ? sql<SqlBool>`not ${inner.where}` : sql<SqlBool>`1 = 0`,
-          exact: true,
-        }
-      }
+      case 'not':
+        return this.not(this.narrow(node.item))
       case 'text':
         return this.freeText(node.needle)
       case 'field_text':
@@ -154,6 +165,13 @@ export class Narrower {
           true,
         )
     }
+  }
+
+  private not(inner: Narrowing): Narrowing {
+    if (!inner.exact) return EVERY_ROW
+    // NOT of "every row" is no row; exact predicates never yield NULL.
+    if (!inner.where) return { where: sql<SqlBool>`1 = 0`, exact: true }
+    return { where: sql<SqlBool>`not ${inner.correlated ?? inner.where}`, exact: true }
   }
 
   // Free text: the transaction's own text, its labels and extensions (one
@@ -255,7 +273,14 @@ export class Narrower {
     // Index: the (key, folded value) indexes of 0004-search.
     const rows = (condition: RawBuilder<unknown> | null) =>
       sql`select k.transaction_id from ${table} k where k.key = ${key}${condition ? sql` and ${condition}` : sql``}`
-    if (op === 'has') return this.idsIn(rows(null), true)
+    // Exact sets; the correlated form probes the (transaction_id, key) primary key.
+    const exactSet = (condition: RawBuilder<unknown> | null): Narrowing =>
+      this.idsIn(
+        rows(condition),
+        true,
+        sql<SqlBool>`((select 1 from ${table} k where k.transaction_id = transactions.id and k.key = ${key}${condition ? sql` and ${condition}` : sql``}) is not null)`,
+      )
+    if (op === 'has') return exactSet(null)
     if (op === 'contains') {
       // A stored extension value is compact JSON: a string's text appears quoted
       // and escaped. Segments hold no quote or backslash, so they still appear.
@@ -267,10 +292,8 @@ export class Narrower {
     }
     // Equality needs the key; it is exact when SQL's ASCII lower() agrees with toLowerCase.
     const equal = isCaseSafe(operand!) ? valueEquals(kind, operand!) : null
-    if (op === 'eq') return this.idsIn(rows(equal), equal !== null)
-    return equal
-      ? { where: sql<SqlBool>`not ${this.idsIn(rows(equal), true).where!}`, exact: true }
-      : EVERY_ROW
+    if (op === 'eq') return equal ? exactSet(equal) : this.idsIn(rows(null), false)
+    return equal ? this.not(exactSet(equal)) : EVERY_ROW
   }
 }
 
