@@ -22,7 +22,6 @@ import { accountNameOf } from '../src/sources/ethereum/addresses.js'
 import { ETHEREUM_ORGANIZATION } from '../src/sources/ethereum/index.js'
 import { accountIdOf, ledgerRowOf } from '../src/sources/ethereum/ledger-row.js'
 import { RateLimiter } from '../src/sources/ethereum/rate-limit.js'
-import { syncServiceFor } from '../src/sync/index.js'
 import { mergeBatch } from '../src/sync/merge-batch.js'
 import { zeroCounts } from '../src/sync/runs.js'
 import { hashOf, startFakeExplorer, type FakeTx } from '../test/fakes/explorer.js'
@@ -178,7 +177,7 @@ async function persistOnly(explorer: Explorer, pages: IngestTransaction[][]): Pr
 
 async function syncEndToEnd(explorer: Explorer) {
   return withContext(explorer, async (ctx) => {
-    const { engine } = syncServiceFor(ctx)
+    const { engine } = ctx.sync
     const sync = () =>
       timed(async () => {
         const run = await (await engine.trigger({ trigger: 'cli', source: 'ethereum' })).done

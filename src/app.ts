@@ -16,7 +16,9 @@ import { systemClock, type Clock } from './ledger/time.js'
 import { createLogger } from './log.js'
 import { createMetrics } from './metrics.js'
 import { SearchIndexer } from './search/indexer.js'
-import { startSync, stopSync } from './sync/index.js'
+import { openSecretStore } from './secrets/store.js'
+import { Signals } from './signals.js'
+import { SyncService } from './sync/index.js'
 import { WebhookDelivery } from './webhooks/index.js'
 
 export class StartupError extends Error {
@@ -70,7 +72,7 @@ export async function openServiceContext(
     throw error
   }
   const ledger = new Ledger({ db, publisher, clock, eventsEnabled: () => config.events.enabled })
-  return {
+  const ctx: Omit<ServiceContext, 'sync'> & { sync?: SyncService } = {
     config,
     db,
     bus,
@@ -78,12 +80,20 @@ export async function openServiceContext(
     clock,
     log,
     metrics,
+    secrets: openSecretStore(config, db, clock),
+    signals: new Signals(),
     async close() {
+      // Waits for a sync of this process to finish its run record.
+      await sync.stop()
       await publisher.stop()
       bus.closeAll()
       await db.close()
     },
   }
+  // The sync service holds the context it belongs to; it reads nothing from it yet.
+  const sync = new SyncService(ctx as ServiceContext)
+  ctx.sync = sync
+  return ctx as ServiceContext
 }
 
 export async function startApp(options: StartOptions): Promise<RunningApp> {
@@ -122,7 +132,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     try {
       await webhooks.start()
       // Marks runs of a dead process as interrupted, then starts the schedule.
-      await startSync(ctx)
+      await ctx.sync.start()
     } catch (error) {
       await app.close()
       await webhooks.stop()
@@ -145,7 +155,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
         closed = true
         await app.close()
         // Waits for a sync of this process to finish its run record.
-        await stopSync(ctx)
+        await ctx.sync.stop()
         // Before the context closes: in-flight deliveries and the cursor need the database.
         await webhooks.stop()
         await retention.stop()

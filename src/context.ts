@@ -8,6 +8,9 @@ import type { EventBus } from './events/bus.js'
 import type { Ledger } from './ledger/mutate.js'
 import type { Clock } from './ledger/time.js'
 import type { Metrics } from './metrics.js'
+import type { SecretStore } from './secrets/store.js'
+import type { SyncService } from './sync/index.js'
+import type { Signals } from './signals.js'
 
 export interface ServiceContext {
   config: Config
@@ -17,6 +20,12 @@ export interface ServiceContext {
   clock: Clock
   log: Logger
   metrics: Metrics
-  /** Stops event publishing and closes the database. */
+  /** Third-party credentials (the drive refresh token, the SimpleFIN access URL). */
+  secrets: SecretStore
+  /** The sync engine and its schedule (started by `coffer serve`, driven by every door). */
+  sync: SyncService
+  /** In-process notices between parts, such as "the webhook registry changed". */
+  signals: Signals
+  /** Stops syncing and event publishing, and closes the database. */
   close(): Promise<void>
 }

@@ -11,7 +11,6 @@ import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { syncServiceFor } from '../src/sync/index.js'
 import { startFakeSimplefin, type FakeAccount, type FakeSimplefin } from './fakes/simplefin.js'
 import {
   createSchema,
@@ -641,7 +640,7 @@ test('the credential routes: the alias is the same route (tier, schema, answer);
 
 /** Plays the scheduler's tick (which would otherwise wait sync.interval) and waits for the run. */
 async function scheduledSync(app: TestAppHandle): Promise<Json> {
-  const started = await syncServiceFor(app.ctx).engine.trigger({
+  const started = await app.ctx.sync.engine.trigger({
     trigger: 'schedule',
     source: null,
   })

@@ -2,7 +2,6 @@
 import assert from 'node:assert/strict'
 import { hostname } from 'node:os'
 import { test } from 'node:test'
-import { syncServiceFor } from '../src/sync/index.js'
 import { startTestApp } from './helpers/app.js'
 import {
   allTransactions,
@@ -97,7 +96,7 @@ test('a trigger during a run joins it: one run, one id', async (t) => {
 
 test('a trigger as a run ends starts the next run instead of handing out the ended one', async (t) => {
   const { app } = await startCsvApp(t, [{ name: 'Checking', files: { 'a.csv': FILE } }])
-  const engine = syncServiceFor(app.ctx).engine
+  const engine = app.ctx.sync.engine
   // Trigger the moment sync.completed is published: the first run has its
   // outcome, but it may still hold the lock.
   const sub = app.ctx.bus.subscribe()

@@ -15,6 +15,8 @@ export interface UnitOfWork {
   /** One timestamp for the whole unit: every row and event it writes shares it. */
   readonly now: string
   emit(event: NewEvent): void
+  /** A value computed once per unit (under `key`) and shared by every step of it. */
+  memo<T>(key: symbol, compute: () => T): T
 }
 
 export interface LedgerDeps {
@@ -56,7 +58,16 @@ export class Ledger {
     const now = isoNow(clock)
     try {
       const result = await db.kysely.transaction().execute(async (trx) => {
-        const value = await work({ trx, now, emit: (event) => pending.push(event) })
+        const memos = new Map<symbol, unknown>()
+        const value = await work({
+          trx,
+          now,
+          emit: (event) => pending.push(event),
+          memo<T>(key: symbol, compute: () => T): T {
+            if (!memos.has(key)) memos.set(key, compute())
+            return memos.get(key) as T
+          },
+        })
         if (pending.length > 0 && this.deps.eventsEnabled()) {
           if (publisher.publishesInline) release = await this.appendLock.acquire()
           // On PostgreSQL, concurrent transactions (from several processes too)

@@ -6,7 +6,6 @@ import { openServiceContext } from '../app.js'
 import type { LoadResult } from '../config/index.js'
 import { commandLogger } from '../log.js'
 import { SearchIndexer } from '../search/indexer.js'
-import { stopSync } from '../sync/index.js'
 import { buildMcpServer } from './server.js'
 
 /** Serves until the client closes stdin (or a signal arrives), then shuts down. */
@@ -30,7 +29,7 @@ export async function runMcpStdio(loaded: LoadResult): Promise<void> {
   })
   await server.close()
   // Waits for a sync this process started to finish its run record.
-  await stopSync(ctx)
+  await ctx.sync.stop()
   await searchIndexer.stop()
   await ctx.close()
   // Releases a stdin still open after a signal, so the process can end.

@@ -46,7 +46,6 @@ import {
 import { previewRule, runAllRules, runRule, unapplyRule } from '../rules/run.js'
 import { createRule, deleteRule, getRule, listRules, replaceRule } from '../rules/store.js'
 import { searchTransactions } from '../search/index.js'
-import { syncServiceFor } from '../sync/index.js'
 import { listSources } from '../sync/source-entries.js'
 import { createWebhook, deleteWebhook, listWebhooks, updateWebhook } from '../webhooks/registry.js'
 import { sendTestDelivery } from '../webhooks/send-test.js'
@@ -93,7 +92,7 @@ function deleted(id: string) {
 }
 
 async function startSync(ctx: ServiceContext, source: string | null) {
-  const started = await syncServiceFor(ctx).engine.trigger({ trigger: 'manual', source })
+  const started = await ctx.sync.engine.trigger({ trigger: 'manual', source })
   return { run_id: started.run_id }
 }
 
@@ -102,7 +101,7 @@ export const TOOLS: readonly Tool[] = [
     'list_sources',
     'List every data source (active and inactive) with its connection state, credential kind, settings, last sync run and errors. Same as GET /api/v1/sources.',
     NoArgs,
-    (ctx) => listSources(ctx, syncServiceFor(ctx).engine),
+    (ctx) => listSources(ctx, ctx.sync.engine),
   ),
   tool(
     'sync_source',

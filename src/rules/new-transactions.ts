@@ -20,16 +20,13 @@ interface UnitRules {
 }
 
 // Loaded once per unit of work, not per row or per chunk: a CSV import inserts
-// 100k rows through this hook in one unit. Keyed by the unit's database transaction.
-const rulesOfUnit = new WeakMap<object, Promise<UnitRules>>()
+// 100k rows through this hook in one unit.
+const UNIT_RULES = Symbol('rules of the unit')
 
 function unitRules(uow: UnitOfWork): Promise<UnitRules> {
-  let loaded = rulesOfUnit.get(uow.trx)
-  if (!loaded) {
-    loaded = loadEnabledRules(uow.trx).then((rules) => ({ rules, accountNames: new Map() }))
-    rulesOfUnit.set(uow.trx, loaded)
-  }
-  return loaded
+  return uow.memo(UNIT_RULES, () =>
+    loadEnabledRules(uow.trx).then((rules) => ({ rules, accountNames: new Map() })),
+  )
 }
 
 async function lookUpAccountNames(

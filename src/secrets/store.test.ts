@@ -36,3 +36,23 @@ test('a corrupt file is an error that does not quote the file', async (t) => {
     return true
   })
 })
+
+test('update is a read-modify-write: concurrent updates of one secret all land', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'coffer-secrets-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const store = new FileSecretStore(join(dir, 'secrets.json'))
+  const append = (item: string) =>
+    store.update('list', async (current) => {
+      // Yield between read and write, where a lost update would happen.
+      await new Promise((resolve) => setImmediate(resolve))
+      return JSON.stringify([...(current === null ? [] : JSON.parse(current)), item])
+    })
+  await Promise.all(['a', 'b', 'c', 'd'].map(append))
+  assert.deepEqual(JSON.parse((await store.get('list'))!), ['a', 'b', 'c', 'd'])
+  // null deletes; answering the value it was given writes nothing.
+  await store.update('list', async () => null)
+  assert.equal(await store.get('list'), null)
+  await store.set('kept', 'x')
+  await store.update('kept', async (current) => current)
+  assert.equal(await store.get('kept'), 'x')
+})

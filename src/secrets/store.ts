@@ -6,32 +6,30 @@
 import { randomBytes } from 'node:crypto'
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { ServiceContext } from '../context.js'
-import { isoNow } from '../ledger/time.js'
+import type { Config } from '../config/index.js'
+import type { Db } from '../db/connect.js'
+import { isoNow, type Clock } from '../ledger/time.js'
 
 export interface SecretStore {
   get(name: string): Promise<string | null>
   set(name: string, value: string): Promise<void>
   delete(name: string): Promise<void>
+  /**
+   * Read-modify-write of one secret, one at a time in this process, so that two
+   * requests changing it together both land. `change` answers the new value,
+   * null to delete it, or the value it was given to leave it as it is.
+   */
+  update(name: string, change: (current: string | null) => Promise<string | null>): Promise<void>
 }
 
 export const SECRETS_FILE_NAME = 'secrets.json'
 
-/** The store of this context's engine (one per context, built on first use). */
-export function secretStoreFor(ctx: ServiceContext): SecretStore {
-  let store = stores.get(ctx)
-  if (!store) {
-    store =
-      ctx.db.dialect === 'postgres'
-        ? new TableSecretStore(ctx)
-        : new FileSecretStore(join(ctx.config.data.dir, SECRETS_FILE_NAME))
-    stores.set(ctx, store)
-  }
-  return store
+/** The store for this engine: the file under data.dir, or the table on PostgreSQL. */
+export function openSecretStore(config: Config, db: Db, clock: Clock): SecretStore {
+  return db.dialect === 'postgres'
+    ? new TableSecretStore(db, clock)
+    : new FileSecretStore(join(config.data.dir, SECRETS_FILE_NAME))
 }
-
-// Keyed by the context so that two apps in one process (tests) never share one.
-const stores = new WeakMap<ServiceContext, SecretStore>()
 
 export class FileSecretStore implements SecretStore {
   // Writes of this process run one at a time; each re-reads the file first, so a
@@ -46,21 +44,21 @@ export class FileSecretStore implements SecretStore {
   }
 
   set(name: string, value: string): Promise<void> {
-    return this.update((all) => {
-      all[name] = value
-    })
+    return this.update(name, async () => value)
   }
 
   delete(name: string): Promise<void> {
-    return this.update((all) => {
-      delete all[name]
-    })
+    return this.update(name, async () => null)
   }
 
-  private update(change: (all: Record<string, string>) => void): Promise<void> {
+  update(name: string, change: (current: string | null) => Promise<string | null>): Promise<void> {
     const next = this.queue.then(async () => {
       const all = await this.readAll()
-      change(all)
+      const current = Object.hasOwn(all, name) ? all[name]! : null
+      const value = await change(current)
+      if (value === current) return
+      if (value === null) delete all[name]
+      else all[name] = value
       await this.writeAll(all)
     })
     this.queue = next.catch(() => undefined)
@@ -104,10 +102,13 @@ export class FileSecretStore implements SecretStore {
 }
 
 export class TableSecretStore implements SecretStore {
-  constructor(private readonly ctx: ServiceContext) {}
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
 
   async get(name: string): Promise<string | null> {
-    const row = await this.ctx.db.kysely
+    const row = await this.db.kysely
       .selectFrom('secrets')
       .select('value')
       .where('name', '=', name)
@@ -116,8 +117,8 @@ export class TableSecretStore implements SecretStore {
   }
 
   async set(name: string, value: string): Promise<void> {
-    const now = isoNow(this.ctx.clock)
-    await this.ctx.db.kysely
+    const now = isoNow(this.clock)
+    await this.db.kysely
       .insertInto('secrets')
       .values({ name, value, updated_at: now })
       .onConflict((oc) => oc.column('name').doUpdateSet({ value, updated_at: now }))
@@ -125,6 +126,20 @@ export class TableSecretStore implements SecretStore {
   }
 
   async delete(name: string): Promise<void> {
-    await this.ctx.db.kysely.deleteFrom('secrets').where('name', '=', name).execute()
+    await this.db.kysely.deleteFrom('secrets').where('name', '=', name).execute()
+  }
+
+  private queue: Promise<unknown> = Promise.resolve()
+
+  update(name: string, change: (current: string | null) => Promise<string | null>): Promise<void> {
+    const next = this.queue.then(async () => {
+      const current = await this.get(name)
+      const value = await change(current)
+      if (value === current) return
+      if (value === null) await this.delete(name)
+      else await this.set(name, value)
+    })
+    this.queue = next.catch(() => undefined)
+    return next
   }
 }

@@ -4,7 +4,7 @@
 import type { LoadResult } from '../config/index.js'
 import { openServiceContext } from '../app.js'
 import { commandLogger } from '../log.js'
-import { syncServiceFor, type SyncProgress } from './index.js'
+import type { SyncProgress } from './index.js'
 import type { SyncRunJson } from './runs.js'
 
 /** Progress redraws at most this often, so a fast import is not slowed by the terminal. */
@@ -15,7 +15,7 @@ export async function runSyncCommand(loaded: LoadResult): Promise<number> {
   // Logs go to stderr: stdout carries the summary.
   const logger = commandLogger(loaded, process.stderr)
   const ctx = await openServiceContext(config, { logger })
-  const { engine } = syncServiceFor(ctx)
+  const { engine } = ctx.sync
   const stopProgress = process.stderr.isTTY ? drawProgress(engine.onProgress.bind(engine)) : null
   try {
     const started = await engine.trigger({ trigger: 'cli', source: null })

@@ -17,7 +17,6 @@ import { parseDuration, type Config } from '../config/index.js'
 import { followEvents } from '../events/follow.js'
 import type { EventEnvelope } from '../events/types.js'
 import { isoNow } from '../ledger/time.js'
-import { onWebhooksChanged } from './changes.js'
 import { loadCursor, logHead, saveCursor } from './cursor.js'
 import { attemptDelivery } from './delivery.js'
 import { HealthRecorder } from './health.js'
@@ -127,10 +126,12 @@ export class WebhookDispatcher {
     }
     this.lastHandled = cursor
     this.savedCursor = cursor
-    this.forgetChanges = onWebhooksChanged(this.ctx, () => {
+    const reload = () => {
       this.targets = null
       this.targetsGeneration += 1
-    })
+    }
+    this.ctx.signals.on('webhooks.changed', reload)
+    this.forgetChanges = () => this.ctx.signals.off('webhooks.changed', reload)
     this.running = true
     for (let i = 0; i < WEBHOOK_WORKERS; i++) this.workers.push(this.work())
     this.following = this.followLog()

@@ -7,7 +7,6 @@ import type { DbExecutor } from '../db/schema.js'
 import { Invalid, NotFound } from '../errors.js'
 import { EVENT_TYPES } from '../events/types.js'
 import { isoNow } from '../ledger/time.js'
-import { webhooksChanged } from './changes.js'
 import type { WebhookRow } from './tables.js'
 
 export const WEBHOOK_URL_MAX_CHARS = 2048
@@ -152,7 +151,7 @@ export async function createWebhook(
     consecutive_failures: 0,
   }
   await ctx.db.kysely.insertInto('webhooks').values(row).execute()
-  webhooksChanged(ctx)
+  ctx.signals.emit('webhooks.changed')
   return withSecret(row)
 }
 
@@ -192,14 +191,14 @@ export async function updateWebhook(
     .set({ ...patch, updated_at: after.updated_at })
     .where('id', '=', id)
     .execute()
-  webhooksChanged(ctx)
+  ctx.signals.emit('webhooks.changed')
   return toWebhookJson(after)
 }
 
 export async function deleteWebhook(ctx: ServiceContext, id: string): Promise<void> {
   const result = await ctx.db.kysely.deleteFrom('webhooks').where('id', '=', id).executeTakeFirst()
   if (Number(result.numDeletedRows) === 0) throw new NotFound(`webhook ${id} not found`)
-  webhooksChanged(ctx)
+  ctx.signals.emit('webhooks.changed')
 }
 
 /** A new secret signs every delivery from now on; the old one stops verifying at once. */
@@ -214,7 +213,7 @@ export async function rotateWebhookSecret(
     .set({ secret: after.secret, updated_at: after.updated_at })
     .where('id', '=', id)
     .execute()
-  webhooksChanged(ctx)
+  ctx.signals.emit('webhooks.changed')
   return withSecret(after)
 }
 

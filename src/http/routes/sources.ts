@@ -2,7 +2,7 @@
 // list, a sync of one source, source credentials and the drive OAuth flow.
 import Type from 'typebox'
 import { finishDriveConsent, startDriveConsent } from '../../sources/csv/drive.js'
-import { syncServiceFor } from '../../sync/index.js'
+import { csvSourceOf } from '../../sources/csv/index.js'
 import {
   deleteSourceCredential,
   listSources,
@@ -44,7 +44,7 @@ const CredentialBody = Type.Object(
 )
 
 export function register(app: App, { ctx }: RouteDeps): void {
-  const { engine } = syncServiceFor(ctx)
+  const { engine } = ctx.sync
 
   app.get(
     '/api/v1/sources',
@@ -164,7 +164,8 @@ export function register(app: App, { ctx }: RouteDeps): void {
       },
     },
     async (req, reply) => {
-      const failure = await finishDriveConsent(engine.sourceContext, req.query)
+      const { driveAccess } = csvSourceOf(engine.sources)
+      const failure = await finishDriveConsent(engine.sourceContext, driveAccess, req.query)
       const target = new URL(`${ctx.config.server.base_url.replace(/\/+$/, '')}/sources`)
       target.searchParams.set('source', 'csv')
       target.searchParams.set('oauth', failure === null ? 'connected' : 'error')

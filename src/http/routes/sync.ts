@@ -2,7 +2,6 @@
 // configured source, read the latest run and the recent ones.
 import Type from 'typebox'
 import { resolvePage } from '../../page.js'
-import { syncServiceFor } from '../../sync/index.js'
 import { latestRun, listRunsJson } from '../../sync/runs.js'
 import { ErrorResponses, MAX_PARAM_INTEGER } from '../schemas/common.js'
 import type { App } from '../types.js'
@@ -35,7 +34,7 @@ export const SyncRun = Type.Object({
 export const RunAccepted = Type.Object({ run_id: Type.String() })
 
 export function register(app: App, { ctx }: RouteDeps): void {
-  const { engine } = syncServiceFor(ctx)
+  const { engine } = ctx.sync
 
   app.post(
     '/api/v1/sync',

@@ -28,17 +28,19 @@ const SETUP_TOKEN_ENTRY = 'setup_token'
 /** Rows named in the warning about skipped rows; the count says the rest. */
 const SKIPPED_EXAMPLES = 3
 
-export const aggregatorSource: Source = {
-  type: 'aggregator',
-  title: 'SimpleFIN',
-  isConfigured: (config: Config) =>
-    config.aggregator.access_url !== null || config.aggregator.setup_token !== null,
-  // A credential put at runtime starts the source without any configuration.
-  hasStoredCredential: hasStoredAccessUrl,
-  state,
-  fetch: fetchAggregator,
-  setCredential,
-  deleteCredential,
+export function createAggregatorSource(): Source {
+  return {
+    type: 'aggregator',
+    title: 'SimpleFIN',
+    isConfigured: (config: Config) =>
+      config.aggregator.access_url !== null || config.aggregator.setup_token !== null,
+    // A credential put at runtime starts the source without any configuration.
+    hasStoredCredential: hasStoredAccessUrl,
+    state,
+    fetch: fetchAggregator,
+    setCredential,
+    deleteCredential,
+  }
 }
 
 /** The access URL in use, or null when there is none or the configured one is unusable. */

@@ -23,26 +23,44 @@ const DRIVE_REQUEST_TIMEOUT_MS = 30_000
 const EXPIRY_MARGIN_MS = 60_000
 const LIST_PAGE_SIZE = 1000
 
-interface AccessToken {
-  value: string
-  expiresAt: number
-}
+/** The access token of the instance's refresh token, in memory only (one per csv source). */
+export class DriveAccessToken {
+  private current: { value: string; expiresAt: number } | null = null
 
-// Access tokens of each context's refresh token, in memory only.
-const accessTokens = new WeakMap<ServiceContext, AccessToken>()
+  /** The token, while it has more than the margin left. */
+  valid(now: number): string | null {
+    const token = this.current
+    return token && token.expiresAt - EXPIRY_MARGIN_MS > now ? token.value : null
+  }
+
+  set(value: string, expiresAt: number): void {
+    this.current = { value, expiresAt }
+  }
+
+  clear(): void {
+    this.current = null
+  }
+}
 
 export async function driveTokenOf(sctx: SourceContext): Promise<string | null> {
   return sctx.secrets.get(REFRESH_TOKEN_SECRET)
 }
 
-export async function storeDriveToken(sctx: SourceContext, refreshToken: string): Promise<void> {
+export async function storeDriveToken(
+  sctx: SourceContext,
+  access: DriveAccessToken,
+  refreshToken: string,
+): Promise<void> {
   await sctx.secrets.set(REFRESH_TOKEN_SECRET, refreshToken)
-  accessTokens.delete(sctx.ctx)
+  access.clear()
 }
 
-export async function forgetDriveToken(sctx: SourceContext): Promise<void> {
+export async function forgetDriveToken(
+  sctx: SourceContext,
+  access: DriveAccessToken,
+): Promise<void> {
   await sctx.secrets.delete(REFRESH_TOKEN_SECRET)
-  accessTokens.delete(sctx.ctx)
+  access.clear()
 }
 
 function oauthClient(ctx: ServiceContext): { id: string; secret: string; redirect: string } {
@@ -106,6 +124,7 @@ export interface CallbackQuery {
  */
 export async function finishDriveConsent(
   sctx: SourceContext,
+  access: DriveAccessToken,
   query: CallbackQuery,
 ): Promise<string | null> {
   const { ctx } = sctx
@@ -137,12 +156,9 @@ export async function finishDriveConsent(
   if (typeof reply.refresh_token !== 'string' || reply.refresh_token === '') {
     return 'the token endpoint returned no refresh token'
   }
-  await storeDriveToken(sctx, reply.refresh_token)
+  await storeDriveToken(sctx, access, reply.refresh_token)
   if (typeof reply.access_token === 'string') {
-    accessTokens.set(ctx, {
-      value: reply.access_token,
-      expiresAt: ctx.clock.now().getTime() + expiresInMs(reply.expires_in),
-    })
+    access.set(reply.access_token, ctx.clock.now().getTime() + expiresInMs(reply.expires_in))
   }
   ctx.log.info({ source: 'csv' }, 'csv: drive connected')
   return null
@@ -199,13 +215,16 @@ interface DriveFile {
 
 /** Files.list and download for one sync, with automatic access-token refresh. */
 export class DriveClient {
-  constructor(private readonly sctx: SourceContext) {}
+  constructor(
+    private readonly sctx: SourceContext,
+    private readonly access: DriveAccessToken,
+  ) {}
 
   private async accessToken(force: boolean): Promise<string> {
     const { ctx } = this.sctx
-    const cached = accessTokens.get(ctx)
     const now = ctx.clock.now().getTime()
-    if (!force && cached && cached.expiresAt - EXPIRY_MARGIN_MS > now) return cached.value
+    const cached = force ? null : this.access.valid(now)
+    if (cached !== null) return cached
     const refreshToken = await driveTokenOf(this.sctx)
     if (refreshToken === null) throw new Error('drive is not connected')
     const client = oauthClient(ctx)
@@ -218,10 +237,7 @@ export class DriveClient {
     if (typeof reply === 'string') throw new Error(`drive: access token refresh failed: ${reply}`)
     if (typeof reply.access_token !== 'string')
       throw new Error('drive: token endpoint returned no access token')
-    accessTokens.set(ctx, {
-      value: reply.access_token,
-      expiresAt: now + expiresInMs(reply.expires_in),
-    })
+    this.access.set(reply.access_token, now + expiresInMs(reply.expires_in))
     return reply.access_token
   }
 

@@ -10,6 +10,7 @@ import type { CsvFileRef } from './backend.js'
 import { guessingParser, layoutParser } from './date-layout.js'
 import {
   DRIVE_CREDENTIAL_ID,
+  DriveAccessToken,
   DriveClient,
   driveTokenOf,
   forgetDriveToken,
@@ -20,26 +21,43 @@ import { listLocalFiles } from './local.js'
 import { readCsvRowsInWorker, WORKER_MIN_BYTES } from './parse-in-worker.js'
 import { CsvFileError, readCsvRows, type FileReport } from './read-file.js'
 
-export const csvSource: Source = {
-  type: 'csv',
-  title: 'CSV files',
-  // SPEC 1.3 rule 4: a source with no folders is not started.
-  isConfigured: (config) => config.csv.folders.length > 0,
-  state,
-  fetch: fetchCsv,
-  async setCredential(sctx, body) {
-    const token = body.token.trim()
-    if (token === '' || /\s/.test(token)) {
-      throw Invalid.field('token', 'must be a drive refresh token without white space')
-    }
-    await storeDriveToken(sctx, token)
-  },
-  async deleteCredential(sctx, id) {
-    if (id !== DRIVE_CREDENTIAL_ID || (await driveTokenOf(sctx)) === null) {
-      throw new NotFound(`csv has no credential ${id}`)
-    }
-    await forgetDriveToken(sctx)
-  },
+export interface CsvSource extends Source {
+  type: 'csv'
+  /** The drive access token, shared by the syncs and the OAuth callback. */
+  driveAccess: DriveAccessToken
+}
+
+export function createCsvSource(): CsvSource {
+  const driveAccess = new DriveAccessToken()
+  return {
+    type: 'csv',
+    title: 'CSV files',
+    driveAccess,
+    // SPEC 1.3 rule 4: a source with no folders is not started.
+    isConfigured: (config) => config.csv.folders.length > 0,
+    state,
+    fetch: (sctx) => fetchCsv(sctx, driveAccess),
+    async setCredential(sctx, body) {
+      const token = body.token.trim()
+      if (token === '' || /\s/.test(token)) {
+        throw Invalid.field('token', 'must be a drive refresh token without white space')
+      }
+      await storeDriveToken(sctx, driveAccess, token)
+    },
+    async deleteCredential(sctx, id) {
+      if (id !== DRIVE_CREDENTIAL_ID || (await driveTokenOf(sctx)) === null) {
+        throw new NotFound(`csv has no credential ${id}`)
+      }
+      await forgetDriveToken(sctx, driveAccess)
+    },
+  }
+}
+
+/** The csv source among the engine's sources (the drive OAuth routes need its token). */
+export function csvSourceOf(sources: readonly Source[]): CsvSource {
+  const csv = sources.find((s): s is CsvSource => s.type === 'csv')
+  if (!csv) throw new Error('the csv source is not registered')
+  return csv
 }
 
 function usesDrive(config: Config): boolean {
@@ -76,12 +94,12 @@ async function state(sctx: SourceContext): Promise<SourceState> {
   }
 }
 
-async function fetchCsv(sctx: SourceContext): Promise<Batch | Skip> {
+async function fetchCsv(sctx: SourceContext, driveAccess: DriveAccessToken): Promise<Batch | Skip> {
   const { ctx } = sctx
   const { plans, problems } = planFolders(ctx.config.csv.folders)
   const warnings = [...problems]
   const token = await driveTokenOf(sctx)
-  const drive = token === null ? null : new DriveClient(sctx)
+  const drive = token === null ? null : new DriveClient(sctx, driveAccess)
   const readable = plans.filter((plan) => {
     if (plan.folder.backend !== 'drive' || drive !== null) return true
     // SPEC 1.3 rule 4: a drive folder without a token is skipped.

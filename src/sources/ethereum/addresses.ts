@@ -87,7 +87,10 @@ export async function removeRuntimeAddress(sctx: SourceContext, id: string): Pro
 }
 
 async function runtimeAddresses(secrets: SecretStore): Promise<string[]> {
-  const text = await secrets.get(RUNTIME_ADDRESSES_SECRET)
+  return parseRuntimeAddresses(await secrets.get(RUNTIME_ADDRESSES_SECRET))
+}
+
+function parseRuntimeAddresses(text: string | null): string[] {
   if (text === null) return []
   try {
     const parsed = JSON.parse(text) as unknown
@@ -99,24 +102,15 @@ async function runtimeAddresses(secrets: SecretStore): Promise<string[]> {
   }
 }
 
-// Read-modify-write of the list, one at a time per store, so that two PUTs
-// arriving together both land.
-const updates = new WeakMap<SecretStore, Promise<unknown>>()
-
+/** Read-modify-write of the runtime list, one at a time (SecretStore.update). */
 function updateRuntime(
   secrets: SecretStore,
   change: (list: string[]) => Promise<string[]>,
 ): Promise<void> {
-  const next = (updates.get(secrets) ?? Promise.resolve()).then(async () => {
-    const list = await runtimeAddresses(secrets)
+  return secrets.update(RUNTIME_ADDRESSES_SECRET, async (text) => {
+    const list = parseRuntimeAddresses(text)
     const changed = await change(list)
-    if (changed === list) return
-    if (changed.length === 0) await secrets.delete(RUNTIME_ADDRESSES_SECRET)
-    else await secrets.set(RUNTIME_ADDRESSES_SECRET, JSON.stringify(changed))
+    if (changed === list) return text
+    return changed.length === 0 ? null : JSON.stringify(changed)
   })
-  updates.set(
-    secrets,
-    next.catch(() => undefined),
-  )
-  return next
 }

@@ -26,16 +26,22 @@ const SECONDS_PER_DAY = 86_400
 /** Pages fetched ahead of the merge: about one unit of work of the engine. */
 const READ_AHEAD_PAGES = 5
 
-export const ethereumSource: Source = {
-  type: 'ethereum',
-  title: 'Ethereum',
-  // SPEC 1.2 rule 8: started by its key; configured addresses without a key also
-  // start it, so that the missing key shows as a sync error rather than silence.
-  isConfigured: (config) => apiKeyOf(config) !== null || configAddresses(config).length > 0,
-  state,
-  fetch: fetchEthereum,
-  setCredential: (sctx, body) => addRuntimeAddress(sctx, body.token),
-  deleteCredential: (sctx, id) => removeRuntimeAddress(sctx, id),
+export function createEthereumSource(): Source {
+  // One limiter for the source's life (one key), so that back-to-back syncs
+  // share the budget; built at the first sync, from the config of that time.
+  let limiter: RateLimiter | null = null
+  return {
+    type: 'ethereum',
+    title: 'Ethereum',
+    // SPEC 1.2 rule 8: started by its key; configured addresses without a key also
+    // start it, so that the missing key shows as a sync error rather than silence.
+    isConfigured: (config) => apiKeyOf(config) !== null || configAddresses(config).length > 0,
+    state,
+    fetch: (sctx) =>
+      fetchEthereum(sctx, (limiter ??= new RateLimiter(sctx.ctx.config.ethereum.rate_limit))),
+    setCredential: (sctx, body) => addRuntimeAddress(sctx, body.token),
+    deleteCredential: (sctx, id) => removeRuntimeAddress(sctx, id),
+  }
 }
 
 function apiKeyOf(config: Config): string | null {
@@ -58,19 +64,7 @@ async function state(sctx: SourceContext): Promise<SourceState> {
   }
 }
 
-// One limiter per context (one key), so that back-to-back syncs share the budget.
-const limiters = new WeakMap<ServiceContext, RateLimiter>()
-
-function limiterFor(ctx: ServiceContext): RateLimiter {
-  let limiter = limiters.get(ctx)
-  if (!limiter) {
-    limiter = new RateLimiter(ctx.config.ethereum.rate_limit)
-    limiters.set(ctx, limiter)
-  }
-  return limiter
-}
-
-async function fetchEthereum(sctx: SourceContext): Promise<Batch | Skip> {
+async function fetchEthereum(sctx: SourceContext, limiter: RateLimiter): Promise<Batch | Skip> {
   const { ctx } = sctx
   const watched = await watchedAddresses(sctx)
   if (watched.length === 0) return { skip: 'no address to watch' }
@@ -82,7 +76,7 @@ async function fetchEthereum(sctx: SourceContext): Promise<Batch | Skip> {
     url: ctx.config.ethereum.api_url,
     chainId: ctx.config.ethereum.chain_id,
     apiKey,
-    limiter: limiterFor(ctx),
+    limiter,
   })
   const warnings: string[] = []
   // Every address that fails, with why; the source fails only when all do (rule 7).
