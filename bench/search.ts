@@ -9,6 +9,7 @@ import { loadConfig } from '../src/config/index.js'
 import { openServiceContext } from '../src/app.js'
 import { createLogger } from '../src/log.js'
 import { matches, parseQuery, searchTransactions, type Query } from '../src/search/index.js'
+import { olderThan } from '../src/search/stream.js'
 import { EVERYTHING, loadSubjects } from '../src/search/subjects.js'
 import { indexAllQueuedDocuments } from '../src/search/indexer.js'
 import { generateLedger } from './lib/generate-ledger.js'
@@ -70,12 +71,7 @@ export async function benchSearch(): Promise<void> {
     for (;;) {
       const started = process.hrtime.bigint()
       let page = ctx.db.kysely.selectFrom('transactions').selectAll()
-      if (last) {
-        const { date, id } = last
-        page = page
-          .where('date', '<=', date)
-          .where((eb) => eb.or([eb('date', '<', date), eb('id', '<', id)]))
-      }
+      if (last) page = olderThan(page, last)
       const rows = await page
         .orderBy('date', 'desc')
         .orderBy('id', 'desc')

@@ -793,6 +793,43 @@ test('synced rows are born labelled; a re-sync, changed or not, applies nothing'
 
 // ---------------------------------------------------------------- tiers
 
+test('rules never take a transaction past 50 label or extension keys', async (t) => {
+  const { app, tx } = await setup(t)
+  const full = await tx('Kiosk')
+  const labels = Object.fromEntries(Array.from({ length: 49 }, (_, i) => [`k${i}`, 'x']))
+  await expectStatus(app, 'PUT', `/api/v1/transactions/${full.id}/labels`, 200, { labels })
+  const rule = await createRule(app, {
+    name: 'Two more',
+    query: 'payee:kiosk',
+    labels: { k0: 'changed', extra1: 'a', extra2: 'b' },
+  })
+  // The existing key changes; one new key fits, the other does not.
+  assert.deepEqual(await expectStatus(app, 'POST', rulePath(rule.id, '/run'), 200), {
+    matched: 1,
+    updated: 1,
+  })
+  const after = await getTx(app, full.id)
+  assert.equal(Object.keys(after.labels).length, 50)
+  assert.equal(after.labels.k0, 'changed')
+  assert.equal(after.labels.extra1, 'a')
+  assert.equal(after.labels.extra2, undefined)
+  // Nothing left that fits: a second run writes nothing.
+  assert.deepEqual(await expectStatus(app, 'POST', rulePath(rule.id, '/run'), 200), {
+    matched: 1,
+    updated: 0,
+  })
+
+  // A new transaction that two rules give 60 keys in all is born with 50.
+  const wide = (from: number) =>
+    Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`w${from + i}`, 'y']))
+  await createRule(app, { name: 'Wide A', query: 'payee:bakery', labels: wide(0) })
+  await createRule(app, { name: 'Wide B', query: 'payee:bakery', labels: wide(30) })
+  const born = await tx('Bakery')
+  assert.equal(Object.keys(born.labels).length, 50)
+  assert.equal(born.labels.w49, 'y')
+  assert.equal(born.labels.w50, undefined)
+})
+
 test('rule writes are write tier, reads are read tier', async (t) => {
   const token = 'rules-dashboard-token-0123456789'
   const app = await startTestApp(t, { env: { SERVICE_DASHBOARD_TOKEN: token } })

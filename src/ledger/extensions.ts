@@ -42,7 +42,7 @@ export function validateExtensions(input: Record<string, unknown>): Record<strin
   return out
 }
 
-const EXTENSIONS: KeyedValueKind<JsonValue> = {
+export const EXTENSIONS: KeyedValueKind<JsonValue> = {
   field: 'extensions',
   table: 'transaction_extensions',
   version: 'extended',

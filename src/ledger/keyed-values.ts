@@ -2,6 +2,7 @@
 // same way: rows in their own table, one history version per change, and one
 // event per changed key. This is that one writer; labels.ts and extensions.ts
 // supply what differs.
+import type { NewEvent } from '../events/types.js'
 import { appendVersions, type Diff } from './history.js'
 import type { JsonValue, TransactionJson } from './json.js'
 import type { UnitOfWork } from './mutate.js'
@@ -18,8 +19,37 @@ export interface KeyedValueKind<V extends JsonValue> {
   store(value: V): string
 }
 
-function sortedByKey<V>(map: Record<string, V>): Record<string, V> {
+/** The map with its keys in order, as snapshots show it. */
+export function sortedByKey<V>(map: Record<string, V>): Record<string, V> {
   return Object.fromEntries(Object.entries(map).sort(([a], [b]) => (a < b ? -1 : 1)))
+}
+
+/**
+ * One event per changed key: `applied` with the new and previous value, or
+ * `removed` with the previous one; each carries the snapshot after the change.
+ */
+export function keyEvents<V extends JsonValue>(
+  kind: KeyedValueKind<V>,
+  after: TransactionJson,
+  diff: Diff,
+): NewEvent[] {
+  const next = after[kind.field] as Record<string, V>
+  const prefix = `${kind.field}.`
+  return Object.entries(diff).map(([field, change]) => {
+    const key = field.slice(prefix.length)
+    const removed = !(key in next)
+    return {
+      type: removed ? kind.removed : kind.applied,
+      entity_type: 'transaction',
+      entity_id: after.id,
+      data: {
+        ...after,
+        change: removed
+          ? { key, previous: change.from }
+          : { key, value: change.to, previous: change.from },
+      },
+    }
+  })
 }
 
 /**
@@ -56,20 +86,6 @@ export async function writeKeyedValuesInUnit<V extends JsonValue>(
     }
   }
   await appendVersions(uow, [{ transaction_id: id, kind: kind.version, snapshot: after, diff }])
-  for (const [field, change] of Object.entries(diff)) {
-    const key = field.slice(prefix.length)
-    const removed = !(key in next)
-    uow.emit({
-      type: removed ? kind.removed : kind.applied,
-      entity_type: 'transaction',
-      entity_id: id,
-      data: {
-        ...after,
-        change: removed
-          ? { key, previous: change.from }
-          : { key, value: change.to, previous: change.from },
-      },
-    })
-  }
+  for (const event of keyEvents(kind, after, diff)) uow.emit(event)
   return after
 }

@@ -48,7 +48,7 @@ export function validateLabels(input: Record<string, string>): Record<string, st
   return out
 }
 
-const LABELS: KeyedValueKind<string> = {
+export const LABELS: KeyedValueKind<string> = {
   field: 'labels',
   table: 'transaction_labels',
   version: 'labeled',

@@ -3,6 +3,8 @@
 // sets its own keys and leaves other keys alone; rules apply in order, so a later
 // rule wins a key that two rules set.
 import { canonicalJson, type JsonValue, type TransactionJson } from '../ledger/json.js'
+import { EXTENSION_KEYS_MAX } from '../ledger/extensions.js'
+import { LABEL_KEYS_MAX } from '../ledger/labels.js'
 import type { RuleEffect } from './store.js'
 
 export interface KeyedValues {
@@ -25,15 +27,31 @@ export function effectHolds(tx: KeyedValues, effect: RuleEffect): boolean {
   return true
 }
 
-/** The maps after applying the effects in order: the net result of every rule. */
+/**
+ * The maps after applying the effects in order: the net result of every rule.
+ * A transaction holds at most 50 label and 50 extension keys (CONTRACT 6): a key
+ * it does not have yet is added only while there is room; existing keys always
+ * take the new value.
+ */
 export function withEffects(tx: KeyedValues, effects: readonly RuleEffect[]): KeyedValues {
   const labels = { ...tx.labels }
   const extensions = { ...tx.extensions }
   for (const effect of effects) {
-    Object.assign(labels, effect.labels)
-    Object.assign(extensions, effect.extensions)
+    setWithin(labels, effect.labels, LABEL_KEYS_MAX)
+    setWithin(extensions, effect.extensions, EXTENSION_KEYS_MAX)
   }
   return { labels, extensions }
+}
+
+function setWithin<V>(target: Record<string, V>, values: Record<string, V>, maxKeys: number): void {
+  let size = Object.keys(target).length
+  for (const [key, value] of Object.entries(values)) {
+    if (Object.hasOwn(target, key)) target[key] = value
+    else if (size < maxKeys) {
+      target[key] = value
+      size++
+    }
+  }
 }
 
 /** True when some key of the effect still holds the effect's value (so unapply removes it). */

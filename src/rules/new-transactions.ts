@@ -6,7 +6,9 @@
 // and no `rule.executed`. ledger/transactions.ts calls this from the one insert path.
 import { insertRows } from '../db/bulk.js'
 import type { NewEvent } from '../events/types.js'
-import { diffExtensions, diffLabels, type Diff } from '../ledger/history.js'
+import { EXTENSIONS } from '../ledger/extensions.js'
+import { keyEvents, sortedByKey } from '../ledger/keyed-values.js'
+import { LABELS } from '../ledger/labels.js'
 import type { TransactionJson } from '../ledger/json.js'
 import type { UnitOfWork } from '../ledger/mutate.js'
 import { matches } from '../search/index.js'
@@ -88,14 +90,18 @@ export async function applyRulesToNewTransactions(
     const effects = rules.filter((rule) => matches(rule.parsed, subject))
     if (effects.length === 0) return tx
     const { labels, extensions } = withEffects(tx, effects)
-    const born: TransactionJson = { ...tx, labels: sorted(labels), extensions: sorted(extensions) }
+    const born: TransactionJson = {
+      ...tx,
+      labels: sortedByKey(labels),
+      extensions: sortedByKey(extensions),
+    }
     for (const [key, value] of Object.entries(born.labels)) labelRows.push([tx.id, key, value])
     for (const [key, value] of Object.entries(born.extensions)) {
       extensionRows.push([tx.id, key, JSON.stringify(value)])
     }
     events.set(born.id, [
-      ...keyEvents(born, 'labels', 'label.applied', diffLabels({}, born.labels)),
-      ...keyEvents(born, 'extensions', 'extension.set', diffExtensions({}, born.extensions)),
+      ...keyEvents(LABELS, born, LABELS.diff({}, born.labels)),
+      ...keyEvents(EXTENSIONS, born, EXTENSIONS.diff({}, born.extensions)),
     ])
     return born
   })
@@ -116,24 +122,4 @@ export async function applyRulesToNewTransactions(
     )
   }
   return { transactions, eventsAfter: (id) => events.get(id) ?? NO_EVENTS }
-}
-
-function sorted<V>(map: Record<string, V>): Record<string, V> {
-  return Object.fromEntries(Object.entries(map).sort(([a], [b]) => (a < b ? -1 : 1)))
-}
-
-/** Per-key events shaped like the label and extension writers' (ledger/keyed-values.ts). */
-function keyEvents(
-  born: TransactionJson,
-  field: 'labels' | 'extensions',
-  type: 'label.applied' | 'extension.set',
-  diff: Diff,
-): NewEvent[] {
-  const prefix = `${field}.`
-  return Object.entries(diff).map(([name, change]) => ({
-    type,
-    entity_type: 'transaction',
-    entity_id: born.id,
-    data: { ...born, change: { key: name.slice(prefix.length), value: change.to, previous: null } },
-  }))
 }

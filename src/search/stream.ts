@@ -1,8 +1,8 @@
 // Candidates stream from the database newest first, in keyset pages (date, id
 // descending; index transactions_date), narrowed by the compiled pre-filter; the
 // matcher decides each one. Memory holds one page, never the ledger.
-import { sql, type SqlBool } from 'kysely'
-import { dialectOf, type DbExecutor } from '../db/schema.js'
+import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely'
+import { dialectOf, type Database, type DbExecutor } from '../db/schema.js'
 import type { TransactionJson } from '../ledger/json.js'
 import { toTransactionsJson } from '../ledger/snapshots.js'
 import type { TransactionRow } from '../ledger/tables.js'
@@ -48,6 +48,18 @@ export async function countCandidates(
 export function candidateQuery(db: DbExecutor, narrowing: Narrowing, filter: TransactionFilter) {
   const query = filteredTransactions(db, filter)
   return narrowing.where ? query.where(narrowing.where) : query
+}
+
+/** The rows after `last` in newest-first order (date, id descending): the next keyset page. */
+export function olderThan<O>(
+  query: SelectQueryBuilder<Database, 'transactions', O>,
+  last: { date: string; id: string },
+): SelectQueryBuilder<Database, 'transactions', O> {
+  const { date, id } = last
+  // Written so that the (date, id) index serves it as a range.
+  return query
+    .where('date', '<=', date)
+    .where((eb) => eb.or([eb('date', '<', date), eb('id', '<', id)]))
 }
 
 /**
@@ -105,13 +117,7 @@ export async function* matchingRows(
     let page = bounded
       ? boundedCandidates(db, narrowing, filter)
       : candidateQuery(db, narrowing, filter)
-    if (last) {
-      const { date, id } = last
-      // Written so that the (date, id) index serves it as a range.
-      page = page
-        .where('date', '<=', date)
-        .where((eb) => eb.or([eb('date', '<', date), eb('id', '<', id)]))
-    }
+    if (last) page = olderThan(page, last)
     const rows = await page
       .selectAll('transactions')
       .orderBy('date', 'desc')
