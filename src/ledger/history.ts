@@ -5,6 +5,7 @@ import type { DbExecutor } from '../db/schema.js'
 import { NotFound } from '../errors.js'
 import { canonicalJson, type JsonValue, type TransactionJson } from './json.js'
 import type { UnitOfWork } from './mutate.js'
+import { inList } from '../db/in-list.js'
 
 export type VersionKind = 'imported' | 'synced' | 'labeled' | 'edited' | 'extended' | 'deleted'
 
@@ -88,7 +89,7 @@ export async function appendVersions(
     const rows = await uow.trx
       .selectFrom('transaction_versions')
       .select(['transaction_id', (eb) => eb.fn.max('version').as('version')])
-      .where('transaction_id', 'in', needLookup.slice(i, i + 500))
+      .where(inList(uow.trx, 'transaction_id', needLookup.slice(i, i + 500)))
       .groupBy('transaction_id')
       .execute()
     for (const row of rows) latest.set(row.transaction_id, Number(row.version))

@@ -12,6 +12,7 @@ import { upsertOrganizations } from './organizations.js'
 import { toTransactionsJson } from './snapshots.js'
 import type { AccountRow, TransactionRow } from './tables.js'
 import { insertTransactionsInUnit } from './transactions.js'
+import { inList } from '../db/in-list.js'
 
 export interface IngestOrganization {
   id: string
@@ -146,7 +147,7 @@ export async function ingestBatchInUnit(
     const existingRows = await trx
       .selectFrom('transactions')
       .select(['id', ...CORE_FIELDS])
-      .where('id', 'in', chunk.map((t) => t.id).sort())
+      .where(inList(trx, 'id', chunk.map((t) => t.id).sort()))
       .execute()
     const existing = new Map(existingRows.map((r) => [r.id, r]))
     const fresh: TransactionRow[] = []
@@ -170,7 +171,7 @@ export async function ingestBatchInUnit(
       const fullRows = await trx
         .selectFrom('transactions')
         .selectAll()
-        .where('id', 'in', changed.map((r) => r.id).sort())
+        .where(inList(trx, 'id', changed.map((r) => r.id).sort()))
         .execute()
       const full = new Map(fullRows.map((r) => [r.id, r]))
       const olds = changed.map((r) => full.get(r.id)!)
@@ -221,7 +222,7 @@ export async function ingestBatchInUnit(
       await trx
         .updateTable('transactions')
         .set({ synced_at: now })
-        .where('id', 'in', unchangedIds.sort())
+        .where(inList(trx, 'id', unchangedIds.sort()))
         .execute()
       counts.unchanged += unchangedIds.length
     }

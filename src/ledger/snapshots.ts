@@ -3,6 +3,7 @@
 import type { DbExecutor } from '../db/schema.js'
 import { toTransactionJson, type JsonValue, type TransactionJson } from './json.js'
 import type { TransactionRow } from './tables.js'
+import { inList } from '../db/in-list.js'
 
 // Keeps IN (...) lists well under SQLite's bound-parameter limit.
 const ID_CHUNK = 500
@@ -16,7 +17,7 @@ export async function loadLabels(
     const rows = await db
       .selectFrom('transaction_labels')
       .select(['transaction_id', 'key', 'value'])
-      .where('transaction_id', 'in', ids.slice(i, i + ID_CHUNK))
+      .where(inList(db, 'transaction_id', ids.slice(i, i + ID_CHUNK)))
       .orderBy('key')
       .execute()
     for (const row of rows) {
@@ -37,7 +38,7 @@ export async function loadExtensions(
     const rows = await db
       .selectFrom('transaction_extensions')
       .select(['transaction_id', 'key', 'value'])
-      .where('transaction_id', 'in', ids.slice(i, i + ID_CHUNK))
+      .where(inList(db, 'transaction_id', ids.slice(i, i + ID_CHUNK)))
       .orderBy('key')
       .execute()
     for (const row of rows) {

@@ -14,6 +14,7 @@ import type { UnitOfWork } from '../ledger/mutate.js'
 import { matches } from '../search/index.js'
 import { withEffects } from './effects.js'
 import { loadEnabledRules, type LoadedRule } from './store.js'
+import { inList } from '../db/in-list.js'
 
 interface UnitRules {
   rules: LoadedRule[]
@@ -41,7 +42,7 @@ async function lookUpAccountNames(
     const rows = await uow.trx
       .selectFrom('accounts')
       .select(['id', 'name'])
-      .where('id', 'in', missing.slice(i, i + 500))
+      .where(inList(uow.trx, 'id', missing.slice(i, i + 500)))
       .execute()
     for (const row of rows) names.set(row.id, row.name)
   }

@@ -28,6 +28,7 @@ import {
   type LoadedRule,
   type RuleEffect,
 } from './store.js'
+import { inList } from '../db/in-list.js'
 
 export interface RunResult {
   matched: number
@@ -170,7 +171,11 @@ async function forEachLoaded(
 ): Promise<void> {
   for (let i = 0; i < ids.length; i += WRITE_CHUNK) {
     const chunk = ids.slice(i, i + WRITE_CHUNK)
-    const rows = await db.selectFrom('transactions').selectAll().where('id', 'in', chunk).execute()
+    const rows = await db
+      .selectFrom('transactions')
+      .selectAll()
+      .where(inList(db, 'id', chunk))
+      .execute()
     const byId = new Map((await toTransactionsJson(db, rows)).map((tx) => [tx.id, tx]))
     for (const id of chunk) {
       const tx = byId.get(id)

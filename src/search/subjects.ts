@@ -7,6 +7,7 @@ import { loadExtensions, loadLabels } from '../ledger/snapshots.js'
 import type { TransactionRow } from '../ledger/tables.js'
 import type { QueryNode } from './ast.js'
 import type { MatchSubject } from './match.js'
+import { inList } from '../db/in-list.js'
 
 /** The parts of a subject beyond the row itself that a query reads. */
 export interface SubjectNeeds {
@@ -79,20 +80,24 @@ export async function loadSubjects(
     needs.labels ? loadLabels(db, ids) : new Map<string, Record<string, string>>(),
     needs.extensions ? loadExtensions(db, ids) : new Map<string, Record<string, JsonValue>>(),
     needs.account
-      ? db.selectFrom('accounts').select(['id', 'name']).where('id', 'in', accountIds).execute()
-      : [],
-    needs.relationships
       ? db
-          .selectFrom('relationships')
-          .select(['transaction_id', 'kind', 'target_id'])
-          .where('transaction_id', 'in', ids)
+          .selectFrom('accounts')
+          .select(['id', 'name'])
+          .where(inList(db, 'id', accountIds))
           .execute()
       : [],
     needs.relationships
       ? db
           .selectFrom('relationships')
           .select(['transaction_id', 'kind', 'target_id'])
-          .where('target_id', 'in', ids)
+          .where(inList(db, 'transaction_id', ids))
+          .execute()
+      : [],
+    needs.relationships
+      ? db
+          .selectFrom('relationships')
+          .select(['transaction_id', 'kind', 'target_id'])
+          .where(inList(db, 'target_id', ids))
           .execute()
       : [],
   ])
