@@ -2,35 +2,16 @@
 // hand: replay then live, an event seen both in the replay and in the buffer,
 // a drop while lagging, filters, and abort.
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { Writable } from 'node:stream'
 import { test, type TestContext } from 'node:test'
-import { openServiceContext } from '../app.js'
-import { loadConfig } from '../config/index.js'
+import { bareContext } from '../../test/helpers/context.js'
 import type { ServiceContext } from '../context.js'
-import { createLogger } from '../log.js'
 import { EventBus, type Subscription } from './bus.js'
 import { followEvents } from './follow.js'
 import { readEventsAfter } from './store.js'
 import type { EventEnvelope } from './types.js'
 
-async function context(t: TestContext): Promise<ServiceContext> {
-  const dir = mkdtempSync(join(tmpdir(), 'coffer-follow-'))
-  const { config } = loadConfig({
-    file: null,
-    env: { SERVICE_DATABASE_PATH: join(dir, 'coffer.db'), SERVICE_DATA_DIR: join(dir, 'data') },
-  })
-  const quiet = new Writable({ write: (_c, _e, cb) => cb() })
-  const ctx = await openServiceContext(config, {
-    logger: createLogger({ level: 'error', format: 'json', destination: quiet }),
-  })
-  t.after(async () => {
-    await ctx.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
-  return ctx
+function context(t: TestContext): Promise<ServiceContext> {
+  return bareContext(t)
 }
 
 /** Appends `count` events to the log (one unit of work) and returns them. */

@@ -2,16 +2,10 @@
 // older than retention_days go, newer ones stay, 0 keeps everything, and a
 // follower whose cursor is below the oldest kept event continues from it.
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { Writable } from 'node:stream'
 import { test, type TestContext } from 'node:test'
-import { openServiceContext } from '../app.js'
-import { loadConfig } from '../config/index.js'
+import { bareContext } from '../../test/helpers/context.js'
 import type { ServiceContext } from '../context.js'
 import { createAccount } from '../ledger/accounts.js'
-import { createLogger } from '../log.js'
 import { followEvents } from './follow.js'
 import { EventRetention, pruneEvents } from './retention.js'
 import { readEventsAfter } from './store.js'
@@ -25,26 +19,8 @@ class MovableClock {
 
 const DAY_MS = 86_400_000
 
-async function context(t: TestContext, clock: MovableClock, retentionDays: number) {
-  const dir = mkdtempSync(join(tmpdir(), 'coffer-retention-'))
-  const { config } = loadConfig({
-    file: null,
-    env: {
-      SERVICE_DATABASE_PATH: join(dir, 'coffer.db'),
-      SERVICE_DATA_DIR: join(dir, 'data'),
-      SERVICE_EVENTS_RETENTION_DAYS: String(retentionDays),
-    },
-  })
-  const quiet = new Writable({ write: (_c, _e, cb) => cb() })
-  const ctx = await openServiceContext(config, {
-    clock,
-    logger: createLogger({ level: 'error', format: 'json', destination: quiet }),
-  })
-  t.after(async () => {
-    await ctx.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
-  return ctx
+function context(t: TestContext, clock: MovableClock, retentionDays: number) {
+  return bareContext(t, { clock, env: { SERVICE_EVENTS_RETENTION_DAYS: String(retentionDays) } })
 }
 
 async function sequences(ctx: ServiceContext): Promise<number[]> {

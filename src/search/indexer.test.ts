@@ -2,34 +2,18 @@
 // transaction must still be found (it is a candidate until indexed), an indexed
 // one through its document, and edits and deletes must never leave a stale answer.
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { Writable } from 'node:stream'
 import { test } from 'node:test'
+import { bareContext } from '../../test/helpers/context.js'
 import { sql } from 'kysely'
-import { openServiceContext } from '../app.js'
-import { loadConfig } from '../config/index.js'
 import { createAccount } from '../ledger/accounts.js'
 import { setTransactionLabels } from '../ledger/labels.js'
 import { createTransaction, deleteTransaction, updateTransaction } from '../ledger/transactions.js'
-import { createLogger } from '../log.js'
 import { indexAllQueuedDocuments, indexQueuedDocuments } from './indexer.js'
 import { searchTransactions } from './service.js'
 
 test('queued and indexed transactions answer alike; edits and deletes re-queue', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'coffer-search-index-'))
-  t.after(() => rmSync(dir, { recursive: true, force: true }))
-  const { config } = loadConfig({
-    file: null,
-    env: { SERVICE_DATABASE_PATH: join(dir, 'coffer.db'), SERVICE_DATA_DIR: join(dir, 'data') },
-  })
-  const quiet = new Writable({ write: (_c, _e, cb) => cb() })
   // A bare service context: no indexer runs unless this test runs it.
-  const ctx = await openServiceContext(config, {
-    logger: createLogger({ level: 'error', format: 'json', destination: quiet }),
-  })
-  t.after(() => ctx.close())
+  const ctx = await bareContext(t)
   const db = ctx.db.kysely
   const queued = async () =>
     (await sql<{ n: number }>`select count(*) as n from search_pending`.execute(db)).rows[0]!.n

@@ -3,40 +3,17 @@
 // make this slow), and a shutdown that cuts a hanging attempt after its grace
 // period and leaves the cursor below it, so the next start delivers it.
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { Writable } from 'node:stream'
 import { test, type TestContext } from 'node:test'
+import { bareContext } from '../../test/helpers/context.js'
 import { startReceiver, type Answer } from '../../test/fakes/receiver.js'
-import { openServiceContext } from '../app.js'
-import { loadConfig } from '../config/index.js'
 import type { ServiceContext } from '../context.js'
 import { createAccount } from '../ledger/accounts.js'
-import { createLogger } from '../log.js'
 import { loadCursor, logHead } from './cursor.js'
 import { backoffDelayMs, WebhookDispatcher } from './dispatcher.js'
 import { createWebhook } from './registry.js'
 
-async function context(t: TestContext, env: Record<string, string> = {}): Promise<ServiceContext> {
-  const dir = mkdtempSync(join(tmpdir(), 'coffer-dispatcher-'))
-  const { config } = loadConfig({
-    file: null,
-    env: {
-      SERVICE_DATABASE_PATH: join(dir, 'coffer.db'),
-      SERVICE_DATA_DIR: join(dir, 'data'),
-      ...env,
-    },
-  })
-  const quiet = new Writable({ write: (_c, _e, cb) => cb() })
-  const ctx = await openServiceContext(config, {
-    logger: createLogger({ level: 'error', format: 'json', destination: quiet }),
-  })
-  t.after(async () => {
-    await ctx.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
-  return ctx
+function context(t: TestContext, env: Record<string, string> = {}): Promise<ServiceContext> {
+  return bareContext(t, { env })
 }
 
 test('backoff starts at 500 ms, doubles, and is capped at 30 s', () => {
