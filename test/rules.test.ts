@@ -24,6 +24,24 @@ import {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any
 
+/** Two synced rows: a Starbucks purchase and a Deli one. */
+const SYNCED_ROWS = [
+  {
+    id: 'csv:1',
+    account_id: 'csv:checking',
+    amount: '-3.00',
+    date: '2024-02-01T00:00:00Z',
+    payee: 'Starbucks',
+  },
+  {
+    id: 'csv:2',
+    account_id: 'csv:checking',
+    amount: '-9.00',
+    date: '2024-02-02T00:00:00Z',
+    payee: 'Deli',
+  },
+]
+
 const RULE_ID = /^rule_[0-9a-f-]{36}$/
 
 /** What the search parser itself says about a query that does not parse. */
@@ -489,25 +507,7 @@ test('POST /rules/run: enabled rules oldest first, a later rule wins, only the n
 
 test('runs reach synced transactions too, and a run is all or nothing', async (t) => {
   const { app } = await setup(t)
-  await ingest(
-    app,
-    csvBatch([
-      {
-        id: 'csv:1',
-        account_id: 'csv:checking',
-        amount: '-3.00',
-        date: '2024-02-01T00:00:00Z',
-        payee: 'Starbucks',
-      },
-      {
-        id: 'csv:2',
-        account_id: 'csv:checking',
-        amount: '-9.00',
-        date: '2024-02-02T00:00:00Z',
-        payee: 'Deli',
-      },
-    ]),
-  )
+  await ingest(app, csvBatch(SYNCED_ROWS))
   const rule = await createRule(app, {
     name: 'Checking coffee',
     query: 'account:checking payee:starbucks',
@@ -737,22 +737,7 @@ test('a new manual transaction is born labelled: in its created event and import
 
 test('synced rows are born labelled; a re-sync, changed or not, applies nothing', async (t) => {
   const { app } = await setup(t)
-  const rows = [
-    {
-      id: 'csv:1',
-      account_id: 'csv:checking',
-      amount: '-3.00',
-      date: '2024-02-01T00:00:00Z',
-      payee: 'Starbucks',
-    },
-    {
-      id: 'csv:2',
-      account_id: 'csv:checking',
-      amount: '-9.00',
-      date: '2024-02-02T00:00:00Z',
-      payee: 'Deli',
-    },
-  ]
+  const rows = SYNCED_ROWS
   await ingest(app, csvBatch([rows[1]!]))
   // `account:` matches the account's name, looked up in the unit that inserts the rows.
   await createRule(app, {

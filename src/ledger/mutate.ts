@@ -9,6 +9,7 @@ import type { EventPublisher } from '../events/publisher.js'
 import { appendEvents } from '../events/store.js'
 import type { EventEnvelope, NewEvent } from '../events/types.js'
 import { isoNow, type Clock } from './time.js'
+import { AsyncLock } from '../async-lock.js'
 
 export interface UnitOfWork {
   readonly trx: Transaction<Database>
@@ -28,19 +29,6 @@ export interface LedgerDeps {
 
 // Any constant works; it only has to be the same in every Coffer process.
 const EVENT_APPEND_LOCK_KEY = 0x436f66666572
-
-/** A FIFO lock: holders run one at a time, in the order they asked. */
-class AsyncLock {
-  private tail: Promise<void> = Promise.resolve()
-
-  acquire(): Promise<() => void> {
-    let release!: () => void
-    const held = new Promise<void>((resolve) => (release = resolve))
-    const ready = this.tail.then(() => release)
-    this.tail = this.tail.then(() => held)
-    return ready
-  }
-}
 
 export class Ledger {
   // With an inline publisher, appending events, committing and publishing happen

@@ -86,20 +86,8 @@ export async function loadSubjects(
           .where(inList(db, 'id', accountIds))
           .execute()
       : [],
-    needs.relationships
-      ? db
-          .selectFrom('relationships')
-          .select(['transaction_id', 'kind', 'target_id'])
-          .where(inList(db, 'transaction_id', ids))
-          .execute()
-      : [],
-    needs.relationships
-      ? db
-          .selectFrom('relationships')
-          .select(['transaction_id', 'kind', 'target_id'])
-          .where(inList(db, 'target_id', ids))
-          .execute()
-      : [],
+    needs.relationships ? relationshipsWhere(db, 'transaction_id', ids) : [],
+    needs.relationships ? relationshipsWhere(db, 'target_id', ids) : [],
   ])
   const accountNames = new Map(accounts.map((a) => [a.id, a.name]))
   const outboundOf = groupBy(
@@ -118,6 +106,19 @@ export async function loadSubjects(
     outbound: outboundOf.get(row.id) ?? [],
     inbound: inboundOf.get(row.id) ?? [],
   }))
+}
+
+/** The relationships whose `column` is one of `ids` (outbound by source, inbound by target). */
+function relationshipsWhere(
+  db: DbExecutor,
+  column: 'transaction_id' | 'target_id',
+  ids: readonly string[],
+) {
+  return db
+    .selectFrom('relationships')
+    .select(['transaction_id', 'kind', 'target_id'])
+    .where(inList(db, column, ids))
+    .execute()
 }
 
 function groupBy<T, V>(items: readonly T[], key: (item: T) => string, value: (item: T) => V) {

@@ -8,6 +8,7 @@ import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Config } from '../config/index.js'
 import type { Db } from '../db/connect.js'
+import { AsyncLock } from '../async-lock.js'
 import { isoNow, type Clock } from '../ledger/time.js'
 
 export interface SecretStore {
@@ -34,7 +35,7 @@ export function openSecretStore(config: Config, db: Db, clock: Clock): SecretSto
 export class FileSecretStore implements SecretStore {
   // Writes of this process run one at a time; each re-reads the file first, so a
   // `coffer sync` process beside `coffer serve` sees the other's changes.
-  private queue: Promise<unknown> = Promise.resolve()
+  private readonly writes = new AsyncLock()
 
   constructor(readonly path: string) {}
 
@@ -52,7 +53,7 @@ export class FileSecretStore implements SecretStore {
   }
 
   update(name: string, change: (current: string | null) => Promise<string | null>): Promise<void> {
-    const next = this.queue.then(async () => {
+    return this.writes.run(async () => {
       const all = await this.readAll()
       const current = Object.hasOwn(all, name) ? all[name]! : null
       const value = await change(current)
@@ -61,8 +62,6 @@ export class FileSecretStore implements SecretStore {
       else all[name] = value
       await this.writeAll(all)
     })
-    this.queue = next.catch(() => undefined)
-    return next
   }
 
   private async readAll(): Promise<Record<string, string>> {
@@ -102,6 +101,9 @@ export class FileSecretStore implements SecretStore {
 }
 
 export class TableSecretStore implements SecretStore {
+  // Read-modify-writes of this process run one at a time (SecretStore.update).
+  private readonly updates = new AsyncLock()
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -129,17 +131,13 @@ export class TableSecretStore implements SecretStore {
     await this.db.kysely.deleteFrom('secrets').where('name', '=', name).execute()
   }
 
-  private queue: Promise<unknown> = Promise.resolve()
-
   update(name: string, change: (current: string | null) => Promise<string | null>): Promise<void> {
-    const next = this.queue.then(async () => {
+    return this.updates.run(async () => {
       const current = await this.get(name)
       const value = await change(current)
       if (value === current) return
       if (value === null) await this.delete(name)
       else await this.set(name, value)
     })
-    this.queue = next.catch(() => undefined)
-    return next
   }
 }

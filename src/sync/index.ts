@@ -14,7 +14,7 @@ export class SyncService {
   readonly engine: SyncEngine
   readonly scheduler: SyncScheduler
 
-  /** `ctx` may still be under construction: nothing is read from it until a run or start(). */
+  /** `ctx` may still be under construction: only its database is used before start() or a run. */
   constructor(ctx: ServiceContext) {
     this.engine = new SyncEngine(ctx, createSources(), ctx.secrets)
     this.scheduler = new SyncScheduler(ctx, this.engine)
