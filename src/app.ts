@@ -8,7 +8,7 @@ import type { ServiceContext } from './context.js'
 import { openDatabase } from './db/connect.js'
 import { migrateToLatest } from './db/migrate.js'
 import { EventBus } from './events/bus.js'
-import { InlinePublisher, PostgresLogTail } from './events/publisher.js'
+import { LogTail } from './events/publisher.js'
 import { EventRetention } from './events/retention.js'
 import type { App } from './http/types.js'
 import { Ledger } from './ledger/mutate.js'
@@ -61,10 +61,7 @@ export async function openServiceContext(
   const bus = new EventBus(() => metrics.eventsDropped.inc())
   const clock = options.clock ?? systemClock
   const onPublish = (count: number) => metrics.eventsPublished.inc(count)
-  const publisher =
-    db.dialect === 'postgres'
-      ? new PostgresLogTail(db, config.database.dsn!, bus, log, onPublish)
-      : new InlinePublisher(bus, onPublish)
+  const publisher = new LogTail({ db, dsn: config.database.dsn, bus, log, onPublish })
   try {
     await publisher.start()
   } catch (error) {

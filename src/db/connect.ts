@@ -6,10 +6,14 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import {
+  CompiledQuery,
   Kysely,
   PostgresDialect,
   SqliteDialect,
+  SqliteDriver,
   sql,
+  type DatabaseConnection,
+  type Driver,
   type SqliteDatabase as SqliteDialectDatabase,
 } from 'kysely'
 import pg from 'pg'
@@ -55,13 +59,35 @@ function openSqlite(options: DatabaseOptions): Db {
   // Twice that made a 100k-row import ~20% faster for ~20 MiB more memory.
   sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`)
   const kysely = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+    dialect: new WriterSqliteDialect({ database: withStatementCache(sqlite) }),
   })
   return {
     kysely,
     dialect: 'sqlite',
     ping: () => pingWith(kysely),
     close: () => kysely.destroy(),
+  }
+}
+
+// Several processes may write one SQLite file (`coffer serve` beside a `coffer
+// sync` from cron). A deferred BEGIN reads first and asks for the write lock at
+// its first write; if another process committed in between, SQLite answers
+// SQLITE_BUSY_SNAPSHOT at once, which busy_timeout cannot wait out. Every
+// transaction here is a unit of work that writes, so it takes the write lock up
+// front (BEGIN IMMEDIATE) and waits its turn behind the other process instead.
+class WriterSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'))
+  }
+}
+
+class WriterSqliteDialect extends SqliteDialect {
+  constructor(private readonly writerConfig: ConstructorParameters<typeof SqliteDialect>[0]) {
+    super(writerConfig)
+  }
+
+  override createDriver(): Driver {
+    return new WriterSqliteDriver(this.writerConfig)
   }
 }
 

@@ -1,121 +1,68 @@
-// How committed events reach the in-memory bus.
+// How committed events reach the in-memory bus, on both engines alike: every
+// process tails the log. Whoever committed an event (this process, a `coffer
+// sync` from cron, `coffer mcp` over stdio, another server on PostgreSQL), the
+// tail reads the events after the last one it published and publishes them in
+// sequence order, so a live consumer sees every sequence and never skips one.
 //
-// SQLite (one process): the unit of work publishes its own events right after
-// the commit, under the ledger's append lock, so the bus sees sequence order.
-//
-// PostgreSQL (several processes may share the database): every unit calls
-// pg_notify inside its transaction (delivered only on commit), and each process
-// tails the log: on its own commits and on notifications from other processes it
-// reads the events after the last one it published and publishes them in
-// sequence order. Appends are serialised by an advisory lock (see mutate.ts), so
-// commit order is sequence order and the tail never skips one.
-import { sql, type Transaction } from 'kysely'
-import pg from 'pg'
+// It is woken by its own commits at once, and by other processes' commits
+// through db/coordination.ts: NOTIFY on PostgreSQL, a short poll on SQLite.
+// Appends are serialised (SQLite has one writer; PostgreSQL takes the append
+// lock in mutate.ts), so commit order is sequence order and the tail never
+// passes a sequence that commits later.
 import type { Logger } from 'pino'
 import type { Db } from '../db/connect.js'
-import type { Database } from '../db/schema.js'
+import { announceChange, watchChanges, type ChangeWatch } from '../db/coordination.js'
+import type { DbExecutor } from '../db/schema.js'
 import type { EventBus } from './bus.js'
-import { readEventsAfter } from './store.js'
-import type { EventEnvelope } from './types.js'
-
-export interface EventPublisher {
-  /** True when the caller must publish under its append lock (in-process ordering). */
-  readonly publishesInline: boolean
-  /** Inside the unit's transaction, after its events are appended. */
-  afterAppend(trx: Transaction<Database>): Promise<void>
-  /** After the commit, with the unit's events. */
-  committed(events: readonly EventEnvelope[]): void
-  start(): Promise<void>
-  stop(): Promise<void>
-}
-
-export class InlinePublisher implements EventPublisher {
-  readonly publishesInline = true
-
-  constructor(
-    private readonly bus: EventBus,
-    private readonly onPublish: (count: number) => void,
-  ) {}
-
-  async afterAppend(): Promise<void> {}
-
-  committed(events: readonly EventEnvelope[]): void {
-    this.bus.publish(events)
-    this.onPublish(events.length)
-  }
-
-  async start(): Promise<void> {}
-  async stop(): Promise<void> {}
-}
+import { logHead, readEventsAfter } from './store.js'
 
 const TAIL_PAGE_EVENTS = 500
-const RECONNECT_DELAY_MS = 1000
+/** SQLite: how soon another process's commit reaches this process's consumers, at most. */
+export const TAIL_POLL_MS = 200
+const EVENTS_CHANNEL = 'coffer_events'
 
-export class PostgresLogTail implements EventPublisher {
-  readonly publishesInline = false
+export interface LogTailDeps {
+  db: Db
+  /** PostgreSQL: the DSN its listener connects with. */
+  dsn: string | null
+  bus: EventBus
+  log: Logger
+  onPublish: (count: number) => void
+}
+
+export class LogTail {
   private last = 0
   private draining: Promise<void> | null = null
   private pokedAgain = false
-  private listener: pg.Client | null = null
-  private channel = 'coffer_events'
+  private watch: ChangeWatch | null = null
   private stopped = false
-  private reconnectTimer: NodeJS.Timeout | null = null
 
-  constructor(
-    private readonly db: Db,
-    private readonly dsn: string,
-    private readonly bus: EventBus,
-    private readonly log: Logger,
-    private readonly onPublish: (count: number) => void,
-  ) {}
+  constructor(private readonly deps: LogTailDeps) {}
 
-  async afterAppend(trx: Transaction<Database>): Promise<void> {
-    await sql`select pg_notify(${this.channel}, '')`.execute(trx)
+  /** Inside a unit's transaction, after its events are appended. */
+  async afterAppend(trx: DbExecutor): Promise<void> {
+    await announceChange(trx, EVENTS_CHANNEL)
   }
 
+  /** After a unit of this process committed events. */
   committed(): void {
     this.poke()
   }
 
+  /** The newest sequence published so far. */
+  get published(): number {
+    return this.last
+  }
+
   async start(): Promise<void> {
-    const info = await sql<{ schema: string; head: number | null }>`
-      select current_schema() as schema, (select max(sequence) from events) as head`.execute(
-      this.db.kysely,
-    )
-    const row = info.rows[0]
-    // One channel per schema, so that databases sharing a server stay apart.
-    this.channel = `coffer_events_${row?.schema ?? 'public'}`
-    this.last = Number(row?.head ?? 0)
-    await this.listen()
-  }
-
-  private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.dsn })
-    client.on('notification', () => this.poke())
-    client.on('error', (error) => {
-      this.log.warn({ err: error }, 'events: lost the PostgreSQL listener; reconnecting')
-      this.scheduleReconnect()
+    const { db, dsn, log } = this.deps
+    this.last = await logHead(db.kysely)
+    this.watch = await watchChanges(db, dsn, {
+      channel: EVENTS_CHANNEL,
+      pollMs: TAIL_POLL_MS,
+      log,
+      onChange: () => this.poke(),
     })
-    await client.connect()
-    await client.query(`listen "${this.channel}"`)
-    this.listener = client
-    // Anything committed while we were not listening is read now.
-    this.poke()
-  }
-
-  private scheduleReconnect(): void {
-    if (this.stopped || this.reconnectTimer) return
-    const old = this.listener
-    this.listener = null
-    old?.end().catch(() => undefined)
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = null
-      this.listen().catch((error: unknown) => {
-        this.log.warn({ err: error }, 'events: PostgreSQL listener reconnect failed')
-        this.scheduleReconnect()
-      })
-    }, RECONNECT_DELAY_MS)
-    this.reconnectTimer.unref()
   }
 
   /** Reads and publishes everything after the last published sequence; coalesces pokes. */
@@ -131,28 +78,28 @@ export class PostgresLogTail implements EventPublisher {
   }
 
   private async drain(): Promise<void> {
+    const { db, bus, log, onPublish } = this.deps
     try {
       do {
         this.pokedAgain = false
         for (;;) {
-          const page = await readEventsAfter(this.db.kysely, this.last, TAIL_PAGE_EVENTS)
+          const page = await readEventsAfter(db.kysely, this.last, TAIL_PAGE_EVENTS)
           if (page.length === 0) break
           this.last = page[page.length - 1]!.sequence
-          this.bus.publish(page)
-          this.onPublish(page.length)
+          bus.publish(page)
+          onPublish(page.length)
           if (page.length < TAIL_PAGE_EVENTS) break
         }
       } while (this.pokedAgain && !this.stopped)
     } catch (error) {
-      if (!this.stopped) this.log.error({ err: error }, 'events: reading the log tail failed')
+      // The next poke (a commit, a notice, the poll) reads from the same place.
+      if (!this.stopped) log.error({ err: error }, 'events: reading the log tail failed')
     }
   }
 
   async stop(): Promise<void> {
     this.stopped = true
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer)
+    await this.watch?.close()
     await this.draining
-    await this.listener?.end().catch(() => undefined)
-    this.listener = null
   }
 }

@@ -3,11 +3,26 @@
 import type { Kysely, Transaction } from 'kysely'
 import { randomUUID } from 'node:crypto'
 import { insertRows } from '../db/bulk.js'
+import { lockForTransaction } from '../db/coordination.js'
 import type { Database } from '../db/schema.js'
 import type { EventRow } from './tables.js'
 import type { EventEnvelope, NewEvent } from './types.js'
 
 type Executor = Kysely<Database> | Transaction<Database>
+
+// Any constant works; it only has to be the same in every Coffer process.
+const EVENT_APPEND_LOCK_KEY = 0x436f66666572
+
+/**
+ * Serialises appends to the log across processes until the transaction ends.
+ * Concurrent transactions could otherwise commit out of sequence order, and a
+ * reader paging `after N` would skip a sequence that commits later. While it is
+ * held, the log head is final: every later event gets a higher sequence and
+ * commits after this transaction.
+ */
+export function lockEventAppends(trx: Executor): Promise<void> {
+  return lockForTransaction(trx, EVENT_APPEND_LOCK_KEY)
+}
 
 // SQLite allows 32766 bound parameters per statement; 7 per event row.
 const APPEND_CHUNK_ROWS = 1000
@@ -101,6 +116,15 @@ export async function readNewestEvents(
 ): Promise<EventEnvelope[]> {
   const rows = await filtered(db, filter).orderBy('sequence', 'desc').limit(count).execute()
   return rows.reverse().map(toEnvelope)
+}
+
+/** The newest sequence in the log, or 0 when it is empty (index: primary key). */
+export async function logHead(db: Executor): Promise<number> {
+  const row = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.max('sequence').as('head'))
+    .executeTakeFirst()
+  return Number(row?.head ?? 0)
 }
 
 export async function readEvent(db: Executor, sequence: number): Promise<EventEnvelope | null> {

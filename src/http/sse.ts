@@ -5,7 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ServiceContext } from '../context.js'
 import { followEvents } from '../events/follow.js'
-import type { EventFilter } from '../events/store.js'
+import { logHead, type EventFilter } from '../events/store.js'
 
 export const SSE_PING_INTERVAL_MS = 25_000
 /** Bytes queued on a client's socket before it counts as lagging and is dropped. */
@@ -30,14 +30,6 @@ export class SseStreams {
   }
 }
 
-async function headSequence(ctx: ServiceContext): Promise<number> {
-  const row = await ctx.db.kysely
-    .selectFrom('events')
-    .select((eb) => eb.fn.max('sequence').as('head'))
-    .executeTakeFirst()
-  return Number(row?.head ?? 0)
-}
-
 function lastEventId(request: FastifyRequest): number | undefined {
   const header = request.headers['last-event-id']
   if (typeof header !== 'string' || !/^\d+$/.test(header)) return undefined
@@ -52,7 +44,7 @@ export async function streamEvents(
   reply: FastifyReply,
 ): Promise<void> {
   const query = request.query
-  const after = query.after ?? lastEventId(request) ?? (await headSequence(ctx))
+  const after = query.after ?? lastEventId(request) ?? (await logHead(ctx.db.kysely))
   const controller = new AbortController()
   const forget = streams.add(controller)
   reply.hijack()

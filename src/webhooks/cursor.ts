@@ -21,12 +21,3 @@ export async function saveCursor(db: DbExecutor, sequence: number, now: string):
     .onConflict((oc) => oc.column('id').doUpdateSet({ sequence, updated_at: now }))
     .execute()
 }
-
-/** The newest sequence in the log, or 0 when it is empty. */
-export async function logHead(db: DbExecutor): Promise<number> {
-  const row = await db
-    .selectFrom('events')
-    .select((eb) => eb.fn.max('sequence').as('head'))
-    .executeTakeFirst()
-  return Number(row?.head ?? 0)
-}

@@ -1,0 +1,127 @@
+// How Coffer processes sharing one database coordinate: transaction-scoped locks
+// and change notices. On PostgreSQL these are advisory locks and LISTEN/NOTIFY.
+// On SQLite every transaction already holds the one write lock (connect.ts begins
+// them IMMEDIATE), and a change made by another process cannot be announced, so a
+// watcher polls instead. Callers ask for the effect; only this file knows how each
+// engine provides it.
+import { sql } from 'kysely'
+import pg from 'pg'
+import type { Logger } from 'pino'
+import type { Db } from './connect.js'
+import { dialectOf, type DbExecutor } from './schema.js'
+
+/**
+ * Holds `key` until the transaction ends, across every process. On SQLite the
+ * transaction's write lock already excludes every other writer.
+ */
+export async function lockForTransaction(trx: DbExecutor, key: number): Promise<void> {
+  if (dialectOf(trx) === 'postgres') await sql`select pg_advisory_xact_lock(${key})`.execute(trx)
+}
+
+/**
+ * Tells every process watching `channel` that something changed; inside a
+ * transaction the notice is delivered only if it commits. A no-op on SQLite,
+ * whose watchers poll.
+ */
+export async function announceChange(trx: DbExecutor, channel: string): Promise<void> {
+  if (dialectOf(trx) !== 'postgres') return
+  // One channel per schema, so that databases sharing a server stay apart.
+  await sql`select pg_notify(${channel} || '_' || current_schema(), '')`.execute(trx)
+}
+
+export interface ChangeWatch {
+  close(): Promise<void>
+}
+
+export interface WatchOptions {
+  channel: string
+  /** SQLite: how often to look for other processes' changes. */
+  pollMs: number
+  log: Logger
+  /** Called on every notice, or on every poll; also once as soon as the watch starts. */
+  onChange: () => void
+}
+
+const RECONNECT_DELAY_MS = 1000
+
+/** Calls `onChange` when another process (or this one) announces a change on `channel`. */
+export async function watchChanges(
+  db: Db,
+  dsn: string | null,
+  options: WatchOptions,
+): Promise<ChangeWatch> {
+  if (db.dialect === 'postgres' && dsn) {
+    const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(
+      db.kysely,
+    )
+    const watch = new PostgresListener(
+      dsn,
+      `${options.channel}_${rows[0]?.schema ?? 'public'}`,
+      options,
+    )
+    await watch.start()
+    return watch
+  }
+  const timer = setInterval(options.onChange, options.pollMs)
+  timer.unref()
+  options.onChange()
+  return {
+    close: async () => clearInterval(timer),
+  }
+}
+
+// A dedicated connection (a pooled one would return to the pool and stop
+// listening), reconnected when it is lost; every reconnect calls onChange, since
+// notices sent while it was away are gone.
+class PostgresListener implements ChangeWatch {
+  private client: pg.Client | null = null
+  private stopped = false
+  private reconnectTimer: NodeJS.Timeout | null = null
+
+  constructor(
+    private readonly dsn: string,
+    private readonly channel: string,
+    private readonly options: WatchOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.dsn })
+    client.on('notification', () => this.options.onChange())
+    client.on('error', (error) => {
+      this.options.log.warn(
+        { err: error },
+        `db: lost the listener on ${this.options.channel}; reconnecting`,
+      )
+      this.scheduleReconnect()
+    })
+    await client.connect()
+    await client.query(`listen "${this.channel}"`)
+    this.client = client
+    this.options.onChange()
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped || this.reconnectTimer) return
+    const old = this.client
+    this.client = null
+    old?.end().catch(() => undefined)
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null
+      this.start().catch((error: unknown) => {
+        this.options.log.warn(
+          { err: error },
+          `db: reconnecting the listener on ${this.options.channel} failed`,
+        )
+        this.scheduleReconnect()
+      })
+    }, RECONNECT_DELAY_MS)
+    this.reconnectTimer.unref()
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer)
+    await this.client?.end().catch(() => undefined)
+    this.client = null
+  }
+}
