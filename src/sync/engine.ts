@@ -6,6 +6,7 @@
 import { configSecrets, redactText } from '../config/index.js'
 import type { ServiceContext } from '../context.js'
 import { Conflict, NotFound } from '../errors.js'
+import type { DbExecutor } from '../db/schema.js'
 import { isoNow } from '../ledger/time.js'
 import type { SecretStore } from '../secrets/store.js'
 import { isSkip, isStarted, type Source, type SourceContext } from '../sources/source.js'
@@ -91,13 +92,8 @@ export class SyncEngine {
    * another live process holds the lock, in which case its run is genuine.
    */
   async recover(): Promise<void> {
-    const held = await this.lock.tryAcquire()
-    if (!held) return
-    try {
-      await this.markOrphans()
-    } finally {
-      await held.release()
-    }
+    const held = await this.lock.tryAcquire((db) => this.markOrphans(db))
+    await held?.release()
   }
 
   /** Starts a run, or joins the one under way; resolves as soon as the run has an id. */
@@ -126,30 +122,26 @@ export class SyncEngine {
   }
 
   private async launch(request: SyncRequest): Promise<StartedRun> {
-    const held = await this.lock.tryAcquire()
-    if (!held) return this.joinOther(request)
-    let record: SyncRunRecord
-    try {
-      await this.markOrphans()
-      record = {
-        run: {
-          id: newRunId(),
-          source: request.source,
-          trigger: request.trigger,
-          started_at: isoNow(this.ctx.clock),
-          completed_at: null,
-          status: 'running',
-          error: null,
-          counts: {},
-          warnings: [],
-        },
-        sourceErrors: {},
-      }
-      await insertRun(this.ctx.db.kysely, record, this.owner)
-    } catch (error) {
-      await held.release()
-      throw error
+    const record: SyncRunRecord = {
+      run: {
+        id: newRunId(),
+        source: request.source,
+        trigger: request.trigger,
+        started_at: isoNow(this.ctx.clock),
+        completed_at: null,
+        status: 'running',
+        error: null,
+        counts: {},
+        warnings: [],
+      },
+      sourceErrors: {},
     }
+    // The run row is written as the lock is taken: on SQLite the row is the lock.
+    const held = await this.lock.tryAcquire(async (db) => {
+      await this.markOrphans(db)
+      await insertRun(db, record, this.owner)
+    })
+    if (!held) return this.joinOther(request)
     let ended = false
     const done = this.execute(record, held, () => (ended = true)).finally(() => {
       this.active = null
@@ -165,11 +157,11 @@ export class SyncEngine {
   }
 
   // With the lock held, any run still marked running belongs to a dead process.
-  private async markOrphans(): Promise<void> {
-    const orphans = await runningRuns(this.ctx.db.kysely)
+  private async markOrphans(db: DbExecutor = this.ctx.db.kysely): Promise<void> {
+    const orphans = await runningRuns(db)
     if (orphans.length === 0) return
     await markInterrupted(
-      this.ctx.db.kysely,
+      db,
       orphans.map((r) => r.id),
       isoNow(this.ctx.clock),
     )
@@ -198,13 +190,9 @@ export class SyncEngine {
       if (!record) throw new Error(`sync: run ${runId} disappeared`)
       if (record.run.status !== 'running') return record.run
       // Free lock while the row says running: its process died; record that.
-      const held = await this.lock.tryAcquire()
+      const held = await this.lock.tryAcquire((db) => this.markOrphans(db))
       if (held) {
-        try {
-          await this.markOrphans()
-        } finally {
-          await held.release()
-        }
+        await held.release()
         continue
       }
       await sleep(JOIN_POLL_MS)

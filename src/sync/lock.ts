@@ -2,12 +2,16 @@
 // session-level advisory lock, held on a dedicated connection for the whole run.
 // On SQLite (one machine, one file) the running row itself is the lock: its
 // owner names a host, a process id and an instance; the run is alive while that
-// process is. Both only ever try: a caller that does not get the lock joins the
-// run that holds it instead of waiting in line.
+// process is. Taking it is a write: one transaction (which holds SQLite's write
+// lock from its first statement, see db/connect.ts) looks for a live run and
+// inserts this one, so two processes cannot both find none and both start.
+// Both only ever try: a caller that does not get the lock joins the run that
+// holds it instead of waiting in line.
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import { sql } from 'kysely'
 import type { Db } from '../db/connect.js'
+import type { DbExecutor } from '../db/schema.js'
 import { runningRuns } from './runs.js'
 
 // The lock is (class, schema): any class constant works as long as every Coffer
@@ -24,9 +28,12 @@ export interface HeldLock {
   release(): Promise<void>
 }
 
+/** What the new holder writes as it takes the lock (its run row), atomically with it on SQLite. */
+export type Claim = (db: DbExecutor) => Promise<void>
+
 export interface RunLock {
-  /** The lock, or null when another process's run holds it. */
-  tryAcquire(): Promise<HeldLock | null>
+  /** The lock, with `claim` done under it; null (and nothing claimed) when another process's run holds it. */
+  tryAcquire(claim?: Claim): Promise<HeldLock | null>
 }
 
 export function runLockFor(db: Db, owner: string, liveOwners: ReadonlySet<string>): RunLock {
@@ -38,7 +45,19 @@ export function runLockFor(db: Db, owner: string, liveOwners: ReadonlySet<string
 class AdvisoryRunLock implements RunLock {
   constructor(private readonly db: Db) {}
 
-  tryAcquire(): Promise<HeldLock | null> {
+  async tryAcquire(claim?: Claim): Promise<HeldLock | null> {
+    const held = await this.acquire()
+    if (!held || !claim) return held
+    try {
+      await claim(this.db.kysely)
+    } catch (error) {
+      await held.release()
+      throw error
+    }
+    return held
+  }
+
+  private acquire(): Promise<HeldLock | null> {
     return new Promise((resolve, reject) => {
       let settled = false
       let release!: () => void
@@ -82,11 +101,15 @@ class OwnerRunLock implements RunLock {
     private readonly liveOwners: ReadonlySet<string>,
   ) {}
 
-  async tryAcquire(): Promise<HeldLock | null> {
-    for (const run of await runningRuns(this.db.kysely)) {
-      if (run.owner !== this.owner && ownerAlive(run.owner, this.liveOwners)) return null
-    }
-    return { release: async () => undefined }
+  async tryAcquire(claim?: Claim): Promise<HeldLock | null> {
+    return this.db.kysely.transaction().execute(async (trx) => {
+      for (const run of await runningRuns(trx)) {
+        if (run.owner !== this.owner && ownerAlive(run.owner, this.liveOwners)) return null
+      }
+      await claim?.(trx)
+      // Released by the run row itself leaving `running`.
+      return { release: async () => undefined }
+    })
   }
 }
 
