@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { rmSync } from 'node:fs'
 import { test, type TestContext } from 'node:test'
 import { dropSchema, POSTGRES_DSN, startTestApp, type TestAppHandle } from './helpers/app.js'
+import { ManualClock } from './helpers/clock.js'
 import { csvBatch, ingest } from './helpers/ledger.js'
 import { signatureValid, startReceiver, waitUntil, type Delivery } from './fakes/receiver.js'
 
@@ -14,10 +15,12 @@ async function start(
   t: TestContext | null,
   env: Record<string, string> = {},
   reuse?: TestAppHandle,
+  clock?: ManualClock,
 ) {
   return startTestApp(t, {
     env: { SERVICE_DASHBOARD_TOKEN: TOKEN, ...env },
     ...(reuse ? { reuse: { dir: reuse.dir, schema: reuse.schema } } : {}),
+    ...(clock ? { clock } : {}),
   })
 }
 
@@ -132,7 +135,10 @@ test('each webhook gets the types it subscribed to; a disabled one gets nothing'
 })
 
 test('a failing receiver is retried with growing gaps until the first 2xx; health is recorded', async (t) => {
-  const app = await start(t, { SERVICE_WEBHOOKS_MAX_ATTEMPTS: '5' })
+  // The service's clock moves by hand: each backoff is read off it exactly.
+  // It starts at the wall clock's time: receivers reject stale signed timestamps.
+  const clock = new ManualClock(Date.now())
+  const app = await start(t, { SERVICE_WEBHOOKS_MAX_ATTEMPTS: '5' }, undefined, clock)
   // Three failures, then success: four attempts, and no fifth.
   const receiver = await startReceiver(t, (_d, index) => (index < 3 ? 500 : 200))
   const hook = await subscribe(app, receiver.url, ['account.created'])
@@ -148,16 +154,25 @@ test('a failing receiver is retried with growing gaps until the first 2xx; healt
   assert.equal(failing.last_error, 'HTTP 500')
   assert.equal(failing.last_success_at, null)
 
+  // SPEC 8: 500 ms, then doubling; no attempt before its wait is over.
+  const waits: number[] = []
+  for (let failures = 1; failures <= 3; failures++) {
+    await receiver.waitFor(`attempt ${failures}`, (d) => d.length === failures)
+    await clock.untilTimer()
+    const [wait] = clock.pending()
+    waits.push(wait!)
+    clock.advance(wait! - 1)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    assert.equal(receiver.deliveries.length, failures, `no retry before ${wait} ms`)
+    clock.advance(1)
+  }
+  assert.deepEqual(waits, [500, 1000, 2000])
   await app.webhooks.whenSettled(await head(app))
   assert.equal(receiver.deliveries.length, 4)
   const ids = idsOf(receiver.deliveries)
   assert.equal(ids.size, 1, 'every attempt carries the same event id')
   for (const d of receiver.deliveries) assert.ok(signatureValid(hook.secret, d))
-  const gaps = receiver.deliveries.slice(1).map((d, i) => d.at - receiver.deliveries[i]!.at)
-  // Waits of 500 ms, 1 s, 2 s (less timer slack); latency only adds to a gap.
-  const shown = gaps.map(Math.round).join(', ')
-  assert.ok(gaps[0]! >= 400 && gaps[1]! >= 800 && gaps[2]! >= 1600, `gaps: ${shown}`)
-  assert.ok(gaps[2]! > gaps[0]!, `gaps grow: ${shown}`)
+  assert.deepEqual(clock.pending(), [], 'no retry is left waiting')
 
   await waitUntil('the success to be recorded', async () => {
     const h = await call(app, 'GET', `/api/v1/webhooks/${hook.id}`, 200)

@@ -8,6 +8,7 @@ import * as m0002 from './migrations/0002-webhooks.js'
 import * as m0003 from './migrations/0003-sync.js'
 import * as m0004 from './migrations/0004-search.js'
 import * as m0005 from './migrations/0005-rules.js'
+import * as m0006 from './migrations/0006-webhook-start.js'
 
 export interface MigrationContext {
   dialect: DialectName
@@ -23,6 +24,7 @@ const MIGRATIONS: ReadonlyArray<[string, MigrationModule]> = [
   ['0003-sync', m0003],
   ['0004-search', m0004],
   ['0005-rules', m0005],
+  ['0006-webhook-start', m0006],
 ]
 
 export interface AppliedMigration {

@@ -3,9 +3,22 @@
 
 export interface Clock {
   now(): Date
+  /**
+   * Calls `callback` once `ms` of this clock's time have passed; answers a
+   * cancel. Absent: real time. A test clock that moves by hand makes waits
+   * (backoff, polling) exact instead of racing the wall clock.
+   */
+  setTimer?(callback: () => void, ms: number): () => void
 }
 
 export const systemClock: Clock = { now: () => new Date() }
+
+/** A timer on `clock` (real time unless the clock brings its own). */
+export function startTimer(clock: Clock, ms: number, callback: () => void): () => void {
+  if (clock.setTimer) return clock.setTimer(callback, ms)
+  const timer = setTimeout(callback, ms)
+  return () => clearTimeout(timer)
+}
 
 // Fixed width needs a four-digit year: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59Z.
 const MIN_SECONDS = -62_135_596_800

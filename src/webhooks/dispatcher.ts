@@ -7,6 +7,9 @@
 // 500 ms doubling to 30 s between them; a job waiting for its retry keeps its
 // place in the queue and frees its worker.
 //
+// Each webhook starts at the log head of its creation (targets.ts); one that the
+// dispatcher learns of late is first sent the events it passed meanwhile.
+//
 // The stored cursor is a low-water mark: every event at or below it has been
 // dealt with (delivered, given up on, dropped, or matched no webhook). A restart
 // resumes there, so a job that was queued or in flight when the process stopped
@@ -15,13 +18,15 @@
 import type { ServiceContext } from '../context.js'
 import { parseDuration, type Config } from '../config/index.js'
 import { followEvents } from '../events/follow.js'
+import { logHead, readEventsAfter } from '../events/store.js'
 import type { EventEnvelope } from '../events/types.js'
-import { isoNow } from '../ledger/time.js'
-import { logHead } from '../events/store.js'
-import { loadCursor, saveCursor } from './cursor.js'
+import { isoNow, startTimer } from '../ledger/time.js'
+import { loadCursor, saveCursor, Watermark } from './cursor.js'
 import { attemptDelivery } from './delivery.js'
 import { HealthRecorder } from './health.js'
-import { loadEnabledWebhooks, parseEventTypes, subscribesTo } from './registry.js'
+import { JobQueue } from './queue.js'
+import { subscribesTo } from './registry.js'
+import { WebhookTargets, type Target } from './targets.js'
 
 export const WEBHOOK_WORKERS = 8
 export const WEBHOOK_QUEUE_JOBS = 256
@@ -30,9 +35,8 @@ export const BACKOFF_CAP_MS = 30_000
 /** How long stop() waits for attempts in flight before it aborts them. */
 export const SHUTDOWN_GRACE_MS = 5_000
 const CURSOR_SAVE_INTERVAL_MS = 1_000
-/** Another process sharing PostgreSQL may edit the registry; re-read it this often. */
-const WEBHOOK_CACHE_TTL_MS = 5_000
 const FOLLOW_RETRY_DELAY_MS = 1_000
+const BACKFILL_PAGE_EVENTS = 500
 
 /** SPEC 6.3: webhooks need both events.enabled and webhooks.enabled. */
 export function deliveryEnabled(config: Config): boolean {
@@ -55,13 +59,6 @@ export interface DispatcherOptions {
   shutdownGraceMs?: number
 }
 
-interface Target {
-  id: string
-  url: string
-  secret: string
-  eventTypes: string[]
-}
-
 interface Job {
   webhookId: string
   sequence: number
@@ -77,31 +74,17 @@ export class WebhookDispatcher {
   private readonly backoffCapMs: number
   private readonly shutdownGraceMs: number
   private readonly health: HealthRecorder
-
-  private readonly ready: Job[] = []
-  /** Jobs waiting for a retry; they count against the queue's capacity. */
-  private delayed = 0
-  private readonly retryTimers = new Set<NodeJS.Timeout>()
-  private readonly idleWorkers: Array<(job: Job | null) => void> = []
+  private readonly targets: WebhookTargets
+  private readonly queue: JobQueue<Job>
+  private mark = new Watermark(0)
   private workers: Promise<void>[] = []
-
-  /** Unsettled jobs per event sequence, in sequence order. */
-  private readonly outstanding = new Map<number, number>()
-  private lastHandled = 0
   private savedCursor = 0
   private saving: Promise<void> = Promise.resolve()
-  private settledWaiters: Array<{ sequence: number; resolve: () => void }> = []
-
-  private targets: Map<string, Target> | null = null
-  private targetsLoadedAt = 0
-  private targetsGeneration = 0
-  private loadingTargets: Promise<Map<string, Target>> | null = null
 
   private readonly followAbort = new AbortController()
   private readonly attemptAbort = new AbortController()
   private following: Promise<void> | null = null
   private saveTimer: NodeJS.Timeout | null = null
-  private forgetChanges: (() => void) | null = null
   private running = false
   private stopping = false
 
@@ -113,6 +96,8 @@ export class WebhookDispatcher {
     this.backoffCapMs = options.backoffCapMs ?? BACKOFF_CAP_MS
     this.shutdownGraceMs = options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS
     this.health = new HealthRecorder(ctx.db.kysely, ctx.log)
+    this.targets = new WebhookTargets(ctx)
+    this.queue = new JobQueue<Job>(WEBHOOK_QUEUE_JOBS, ctx.clock)
   }
 
   /** Starts following the log; answers false when webhooks or events are turned off. */
@@ -125,14 +110,9 @@ export class WebhookDispatcher {
       cursor = await logHead(db.kysely)
       await saveCursor(db.kysely, cursor, isoNow(this.ctx.clock))
     }
-    this.lastHandled = cursor
+    this.mark = new Watermark(cursor)
     this.savedCursor = cursor
-    const reload = () => {
-      this.targets = null
-      this.targetsGeneration += 1
-    }
-    this.ctx.signals.on('webhooks.changed', reload)
-    this.forgetChanges = () => this.ctx.signals.off('webhooks.changed', reload)
+    await this.targets.start()
     this.running = true
     for (let i = 0; i < WEBHOOK_WORKERS; i++) this.workers.push(this.work())
     this.following = this.followLog()
@@ -152,38 +132,32 @@ export class WebhookDispatcher {
     this.stopping = true
     this.followAbort.abort()
     await this.following
-    for (const timer of this.retryTimers) clearTimeout(timer)
-    this.retryTimers.clear()
-    this.delayed = 0
-    this.ready.length = 0
-    for (const idle of this.idleWorkers.splice(0)) idle(null)
+    this.queue.close()
     const workersDone = Promise.all(this.workers)
-    let grace: NodeJS.Timeout | undefined
+    let cancelGrace = () => {}
     const graceOver = new Promise<'timeout'>((resolve) => {
-      grace = setTimeout(() => resolve('timeout'), this.shutdownGraceMs)
+      cancelGrace = startTimer(this.ctx.clock, this.shutdownGraceMs, () => resolve('timeout'))
     })
     if ((await Promise.race([workersDone, graceOver])) === 'timeout') {
       this.ctx.log.warn('webhooks: attempts still in flight at shutdown were aborted')
       this.attemptAbort.abort()
       await workersDone
     }
-    clearTimeout(grace)
+    cancelGrace()
     if (this.saveTimer) clearInterval(this.saveTimer)
-    this.forgetChanges?.()
+    await this.targets.stop()
     await this.health.flush()
     await this.saveProgress()
   }
 
   /** The highest sequence at or below which every event has been dealt with. */
   watermark(): number {
-    const first = this.outstanding.keys().next()
-    return first.done ? this.lastHandled : first.value - 1
+    return this.mark.value()
   }
 
   /** Resolves once every event up to `sequence` has been dealt with (tests, benchmarks). */
   whenSettled(sequence: number): Promise<void> {
-    if (this.watermark() >= sequence) return Promise.resolve()
-    return new Promise((resolve) => this.settledWaiters.push({ sequence, resolve }))
+    return this.mark.whenSettled(sequence)
   }
 
   private async followLog(): Promise<void> {
@@ -193,7 +167,7 @@ export class WebhookDispatcher {
         const events = followEvents({
           db: this.ctx.db.kysely,
           bus: this.ctx.bus,
-          after: this.lastHandled,
+          after: this.mark.handled,
           signal,
         })
         for await (const event of events) await this.dispatch(event)
@@ -214,19 +188,21 @@ export class WebhookDispatcher {
   }
 
   private async dispatch(event: EventEnvelope): Promise<void> {
-    const targets = await this.currentTargets()
+    const targets = await this.targets.current()
+    for (const target of this.targets.takeNew()) await this.catchUp(target)
+    this.admit(event, targets.values())
+    this.mark.handledUpTo(event.sequence)
+  }
+
+  /** Queues one job per target that wants `event`; a full queue drops (SPEC 6.3, 8). */
+  private admit(event: EventEnvelope, targets: Iterable<Target>): void {
     let admitted = 0
     let body: string | null = null
-    for (const target of targets.values()) {
+    for (const target of targets) {
+      if (event.sequence <= target.startsAfter) continue
       if (!subscribesTo(target.eventTypes, event.type)) continue
-      // SPEC 6.3, 8: a full queue drops the job without blocking the log.
-      if (this.ready.length + this.delayed >= WEBHOOK_QUEUE_JOBS) {
-        this.ctx.metrics.webhookDropped.inc()
-        continue
-      }
       body ??= JSON.stringify(event)
-      admitted += 1
-      this.enqueue({
+      const queued = this.queue.offer({
         webhookId: target.id,
         sequence: event.sequence,
         type: event.type,
@@ -234,68 +210,39 @@ export class WebhookDispatcher {
         body,
         attempts: 0,
       })
+      if (queued) admitted += 1
+      else this.ctx.metrics.webhookDropped.inc()
     }
-    if (admitted > 0) this.outstanding.set(event.sequence, admitted)
-    this.lastHandled = event.sequence
-    this.wakeSettledWaiters()
+    this.mark.add(event.sequence, admitted)
   }
 
-  /** The enabled webhooks, cached until the registry changes (or for a few seconds). */
-  private async currentTargets(): Promise<Map<string, Target>> {
-    const fresh = Date.now() - this.targetsLoadedAt < WEBHOOK_CACHE_TTL_MS
-    if (this.targets && fresh) return this.targets
-    this.loadingTargets ??= this.loadTargets().finally(() => {
-      this.loadingTargets = null
-    })
-    return this.loadingTargets
-  }
-
-  private async loadTargets(): Promise<Map<string, Target>> {
-    for (;;) {
-      const generation = this.targetsGeneration
-      const rows = await loadEnabledWebhooks(this.ctx.db.kysely)
-      const targets = new Map<string, Target>(
-        rows.map((row) => [
-          row.id,
-          {
-            id: row.id,
-            url: row.url,
-            secret: row.secret,
-            eventTypes: parseEventTypes(row.event_types),
-          },
-        ]),
-      )
-      // A change that landed while reading may be missing from these rows: read again.
-      if (generation !== this.targetsGeneration) continue
-      this.targets = targets
-      this.targetsLoadedAt = Date.now()
-      return targets
+  /**
+   * A webhook created (perhaps by another process) after this dispatcher passed
+   * its start: send it the events from its start up to where the dispatcher is.
+   */
+  private async catchUp(target: Target): Promise<void> {
+    let after = target.startsAfter
+    const until = this.mark.handled
+    while (after < until) {
+      const page = await readEventsAfter(this.ctx.db.kysely, after, BACKFILL_PAGE_EVENTS)
+      for (const event of page) {
+        if (event.sequence > until) return
+        this.admit(event, [target])
+        after = event.sequence
+      }
+      if (page.length < BACKFILL_PAGE_EVENTS) return
     }
-  }
-
-  private enqueue(job: Job, front = false): void {
-    const idle = this.idleWorkers.shift()
-    if (idle) idle(job)
-    else if (front) this.ready.unshift(job)
-    else this.ready.push(job)
-  }
-
-  private take(): Promise<Job | null> | Job | null {
-    if (this.stopping) return null
-    const job = this.ready.shift()
-    if (job) return job
-    return new Promise((resolve) => this.idleWorkers.push(resolve))
   }
 
   private async work(): Promise<void> {
     for (;;) {
-      const job = await this.take()
+      const job = await this.queue.take()
       if (!job) return
       try {
         await this.run(job)
       } catch (error) {
         this.ctx.log.error({ err: error, webhook_id: job.webhookId }, 'webhooks: delivery failed')
-        this.settle(job.sequence)
+        this.mark.settle(job.sequence)
       }
     }
   }
@@ -304,9 +251,9 @@ export class WebhookDispatcher {
     const { config, clock, metrics, log } = this.ctx
     // Looked up at attempt time: a webhook disabled or deleted since receives
     // nothing, and a rotated secret signs from the next attempt on.
-    const target = (await this.currentTargets()).get(job.webhookId)
+    const target = (await this.targets.current()).get(job.webhookId)
     if (!target) {
-      this.settle(job.sequence)
+      this.mark.settle(job.sequence)
       return
     }
     const timeoutMs = parseDuration(config.webhooks.timeout)
@@ -323,7 +270,7 @@ export class WebhookDispatcher {
     this.health.record(target.id, result, isoNow(clock))
     if (result.ok) {
       metrics.webhookDeliveries.inc({ outcome: 'delivered' })
-      this.settle(job.sequence)
+      this.mark.settle(job.sequence)
       return
     }
     if (job.attempts >= config.webhooks.max_attempts) {
@@ -337,44 +284,17 @@ export class WebhookDispatcher {
         },
         'webhooks: delivery failed after the last attempt',
       )
-      this.settle(job.sequence)
+      this.mark.settle(job.sequence)
       return
     }
     if (this.stopping) return
-    this.delayed += 1
-    const timer = setTimeout(
-      () => {
-        this.retryTimers.delete(timer)
-        this.delayed -= 1
-        this.enqueue(job, true)
-      },
-      backoffDelayMs(job.attempts, this.backoffBaseMs, this.backoffCapMs),
-    )
-    this.retryTimers.add(timer)
-  }
-
-  private settle(sequence: number): void {
-    const left = (this.outstanding.get(sequence) ?? 1) - 1
-    if (left > 0) this.outstanding.set(sequence, left)
-    else this.outstanding.delete(sequence)
-    this.wakeSettledWaiters()
-  }
-
-  private wakeSettledWaiters(): void {
-    if (this.settledWaiters.length === 0) return
-    const mark = this.watermark()
-    const waiting: typeof this.settledWaiters = []
-    for (const waiter of this.settledWaiters) {
-      if (waiter.sequence <= mark) waiter.resolve()
-      else waiting.push(waiter)
-    }
-    this.settledWaiters = waiting
+    this.queue.retryAfter(job, backoffDelayMs(job.attempts, this.backoffBaseMs, this.backoffCapMs))
   }
 
   /** Saves run one after another, so an older mark never overwrites a newer one. */
   private saveProgress(): Promise<void> {
     this.saving = this.saving.then(async () => {
-      const mark = this.watermark()
+      const mark = this.mark.value()
       if (mark === this.savedCursor) return
       try {
         await saveCursor(this.ctx.db.kysely, mark, isoNow(this.ctx.clock))

@@ -3,8 +3,10 @@
 // (SPEC 6.1.5). The secret is returned by create and rotate only, and never logged.
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { ServiceContext } from '../context.js'
+import { announceChange } from '../db/coordination.js'
 import type { DbExecutor } from '../db/schema.js'
 import { Invalid, NotFound } from '../errors.js'
+import { lockEventAppends, logHead } from '../events/store.js'
 import { EVENT_TYPES } from '../events/types.js'
 import { isoNow } from '../ledger/time.js'
 import type { WebhookRow } from './tables.js'
@@ -12,6 +14,8 @@ import type { WebhookRow } from './tables.js'
 export const WEBHOOK_URL_MAX_CHARS = 2048
 export const WEBHOOK_EVENT_TYPES_MAX = 64
 export const ALL_EVENT_TYPES = '*'
+/** Registry changes are announced here, so that the dispatching process reloads at once. */
+export const WEBHOOKS_CHANNEL = 'coffer_webhooks'
 
 export interface WebhookJson {
   id: string
@@ -125,6 +129,14 @@ export function requireEventTypes(field: string, value: readonly string[]): stri
   return [...new Set(value)]
 }
 
+/** Tells the dispatcher of this process at once, and (PostgreSQL) that of any other. */
+function announceRegistryChange(ctx: ServiceContext): void {
+  ctx.signals.emit('webhooks.changed')
+  announceChange(ctx.db.kysely, WEBHOOKS_CHANNEL).catch((error: unknown) =>
+    ctx.log.warn({ err: error }, 'webhooks: could not announce a registry change'),
+  )
+}
+
 async function requireWebhook(db: DbExecutor, id: string): Promise<WebhookRow> {
   const row = await db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst()
   if (!row) throw new NotFound(`webhook ${id} not found`)
@@ -149,9 +161,18 @@ export async function createWebhook(
     last_attempt_at: null,
     last_success_at: null,
     consecutive_failures: 0,
+    starts_after: 0,
   }
-  await ctx.db.kysely.insertInto('webhooks').values(row).execute()
-  ctx.signals.emit('webhooks.changed')
+  await ctx.db.kysely.transaction().execute(async (trx) => {
+    // The webhook receives every event after its 201, whichever process
+    // dispatches: its start is the log head, read while no event can be
+    // appended, so every later event has a higher sequence.
+    await lockEventAppends(trx)
+    row.starts_after = await logHead(trx)
+    await trx.insertInto('webhooks').values(row).execute()
+    await announceChange(trx, WEBHOOKS_CHANNEL)
+  })
+  announceRegistryChange(ctx)
   return withSecret(row)
 }
 
@@ -191,14 +212,14 @@ export async function updateWebhook(
     .set({ ...patch, updated_at: after.updated_at })
     .where('id', '=', id)
     .execute()
-  ctx.signals.emit('webhooks.changed')
+  announceRegistryChange(ctx)
   return toWebhookJson(after)
 }
 
 export async function deleteWebhook(ctx: ServiceContext, id: string): Promise<void> {
   const result = await ctx.db.kysely.deleteFrom('webhooks').where('id', '=', id).executeTakeFirst()
   if (Number(result.numDeletedRows) === 0) throw new NotFound(`webhook ${id} not found`)
-  ctx.signals.emit('webhooks.changed')
+  announceRegistryChange(ctx)
 }
 
 /** A new secret signs every delivery from now on; the old one stops verifying at once. */
@@ -213,13 +234,13 @@ export async function rotateWebhookSecret(
     .set({ secret: after.secret, updated_at: after.updated_at })
     .where('id', '=', id)
     .execute()
-  ctx.signals.emit('webhooks.changed')
+  announceRegistryChange(ctx)
   return withSecret(after)
 }
 
-/** Enabled webhooks with what the dispatcher needs to sign and send. */
-export async function loadEnabledWebhooks(db: DbExecutor): Promise<WebhookRow[]> {
-  return db.selectFrom('webhooks').selectAll().where('enabled', '=', 1).execute()
+/** Every webhook, enabled or not, with what the dispatcher needs to sign and send. */
+export async function loadWebhooks(db: DbExecutor): Promise<WebhookRow[]> {
+  return db.selectFrom('webhooks').selectAll().execute()
 }
 
 export async function findWebhookRow(db: DbExecutor, id: string): Promise<WebhookRow> {

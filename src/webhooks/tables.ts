@@ -19,6 +19,8 @@ export interface WebhooksTable {
   last_attempt_at: string | null
   last_success_at: string | null
   consecutive_failures: number
+  /** The log head when it was created: it receives the events after this sequence. */
+  starts_after: number
 }
 
 /** One row ('dispatcher'): every event at or below `sequence` has been dealt with. */
