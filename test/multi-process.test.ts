@@ -1,0 +1,243 @@
+// One event path for every process (DESIGN "One event path"): `coffer sync` from
+// cron and `coffer mcp` over stdio write to the database of a running server,
+// and every event of the log reaches that server's SSE clients, in order, and
+// its webhooks, whoever committed it. Two syncs started together import each
+// row once. On PostgreSQL, a webhook registered through a server that does not
+// dispatch receives every event written after its 201.
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test, type TestContext } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { EventEnvelope } from '../src/events/types.js'
+import { startReceiver } from './fakes/receiver.js'
+import { dsnWithSchema, POSTGRES_DSN, startTestApp, type TestAppHandle } from './helpers/app.js'
+import { SseClient } from './helpers/sse.js'
+import { writeFolders } from './sync-helpers.js'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const TOKEN = 'multi-process-token-0123456789abcdef'
+const CHILD_TIMEOUT_MS = 180_000
+
+/** The environment that points a `coffer` command at the app's database. */
+function sameDatabase(app: TestAppHandle, extra: Record<string, string> = {}) {
+  return {
+    PATH: process.env.PATH ?? '',
+    SERVICE_DATA_DIR: join(app.dir, 'data'),
+    SERVICE_DATABASE_PATH: join(app.dir, 'coffer.db'),
+    SERVICE_LOG_FORMAT: 'json',
+    SERVICE_SYNC_INTERVAL: '0',
+    ...(app.schema
+      ? { SERVICE_DATABASE_DRIVER: 'postgres', SERVICE_DATABASE_DSN: dsnWithSchema(app.schema) }
+      : {}),
+    ...extra,
+  }
+}
+
+interface Finished {
+  status: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Runs `coffer <args>` from source in another process, without blocking this one. */
+function coffer(args: string[], env: Record<string, string>): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
+    const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_TIMEOUT_MS)
+    child.on('error', reject)
+    child.on('close', (status) => {
+      clearTimeout(timer)
+      resolve({ status, stdout, stderr })
+    })
+  })
+}
+
+function csvFolder(t: TestContext, rows: number): string {
+  const dir = mkdtempSync(join(tmpdir(), 'coffer-multi-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const lines = ['Date,Amount,Description']
+  for (let i = 0; i < rows; i++)
+    lines.push(`2024-03-${String((i % 28) + 1).padStart(2, '0')},-${i}.25,row ${i}`)
+  return JSON.stringify(
+    writeFolders(dir, [{ name: 'Checking', files: { 'rows.csv': lines.join('\n') + '\n' } }]),
+  )
+}
+
+async function call(
+  app: TestAppHandle,
+  method: string,
+  path: string,
+  status: number,
+  body?: unknown,
+) {
+  const res = await app.request(method, path, {
+    token: TOKEN,
+    ...(body === undefined ? {} : { body }),
+  })
+  assert.equal(res.status, status, `${method} ${path}: ${res.text}`)
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return res.body as any
+}
+
+async function eventsAfter(app: TestAppHandle, after: number): Promise<EventEnvelope[]> {
+  const out: EventEnvelope[] = []
+  for (let cursor = after; ;) {
+    const page = await call(app, 'GET', `/api/v1/events?after=${cursor}&limit=1000`, 200)
+    if (page.events.length === 0) return out
+    out.push(...(page.events as EventEnvelope[]))
+    cursor = page.next
+  }
+}
+
+async function head(app: TestAppHandle): Promise<number> {
+  const page = await call(app, 'GET', '/api/v1/events?newest=1', 200)
+  return page.events[0]?.sequence ?? 0
+}
+
+async function mcpWrites(app: TestAppHandle): Promise<void> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', 'src/cli.ts', 'mcp'],
+    cwd: ROOT,
+    env: sameDatabase(app),
+    stderr: 'ignore',
+  })
+  const client = new Client({ name: 'coffer-test', version: '1' })
+  await client.connect(transport)
+  try {
+    const account = (await client.callTool({
+      name: 'create_account',
+      arguments: { name: 'From MCP', currency: 'EUR' },
+    })) as CallToolResult
+    assert.notEqual(account.isError, true, JSON.stringify(account))
+    const id = (account.structuredContent as { id: string }).id
+    const created = (await client.callTool({
+      name: 'create_transaction',
+      arguments: { account_id: id, amount: '-3.50', date: '2024-02-01' },
+    })) as CallToolResult
+    assert.notEqual(created.isError, true, JSON.stringify(created))
+  } finally {
+    await client.close()
+  }
+}
+
+test('events written by coffer sync and coffer mcp reach the server’s SSE clients in order and its webhooks', async (t) => {
+  const app = await startTestApp(t, { env: { SERVICE_DASHBOARD_TOKEN: TOKEN } })
+  const receiver = await startReceiver(t)
+  await call(app, 'POST', '/api/v1/webhooks', 201, { url: receiver.url, event_types: ['*'] })
+  const sse = await SseClient.open(app, '', { authorization: `Bearer ${TOKEN}` })
+  t.after(() => sse.close())
+  await sse.until('the stream to open', () => sse.comments.includes('stream open'))
+  const start = await head(app)
+
+  const sync = await coffer(['sync'], sameDatabase(app, { SERVICE_CSV_FOLDERS: csvFolder(t, 30) }))
+  assert.equal(sync.status, 0, sync.stdout + sync.stderr)
+  assert.match(sync.stdout, /csv: 30 inserted/)
+  await mcpWrites(app)
+  // And then the server itself.
+  await call(app, 'POST', '/api/v1/accounts', 201, { name: 'From REST', currency: 'USD' })
+
+  const log = await eventsAfter(app, start)
+  const types = new Set(log.map((e) => e.type))
+  for (const type of ['transaction.created', 'sync.completed', 'account.created'])
+    assert.ok(types.has(type), `${type} in the log`)
+  await sse.until(`${log.length} frames`, () => sse.frames.length >= log.length)
+  assert.deepEqual(
+    sse.frames.map((f) => Number(f.id)),
+    log.map((e) => e.sequence),
+    'every sequence of the log, in order, once',
+  )
+  assert.deepEqual(
+    sse.frames.map((f) => f.data),
+    log,
+  )
+  const wanted = new Set(log.map((e) => e.event_id))
+  await receiver.waitFor(`${wanted.size} events delivered`, (deliveries) => {
+    const got = new Set(deliveries.map((d) => d.headers['x-service-event-id']))
+    return [...wanted].every((id) => got.has(id))
+  })
+})
+
+test('two coffer sync processes started together import each row once', async (t) => {
+  const app = await startTestApp(t, { env: { SERVICE_DASHBOARD_TOKEN: TOKEN } })
+  const rows = 2_000
+  const env = sameDatabase(app, { SERVICE_CSV_FOLDERS: csvFolder(t, rows) })
+  const [first, second] = await Promise.all([coffer(['sync'], env), coffer(['sync'], env)])
+  for (const run of [first, second]) {
+    assert.equal(run.status, 0, run.stdout + run.stderr)
+    assert.doesNotMatch(run.stderr, /SQLITE_BUSY|database is locked|deadlock|"level":50/)
+  }
+
+  const account = await call(app, 'GET', '/api/v1/accounts/csv:checking', 200)
+  assert.equal(account.id, 'csv:checking')
+  const list = await call(app, 'GET', '/api/v1/accounts/csv:checking/transactions?limit=1', 200)
+  assert.equal(list.total, rows)
+  const created = (await eventsAfter(app, 0)).filter((e) => e.type === 'transaction.created')
+  assert.equal(created.length, rows, 'one transaction.created per row')
+  const { runs } = await call(app, 'GET', '/api/v1/sync/history?limit=10', 200)
+  const inserted = runs.reduce(
+    (sum: number, run: { counts: { csv?: { inserted: number } } }) =>
+      sum + (run.counts.csv?.inserted ?? 0),
+    0,
+  )
+  assert.equal(
+    inserted,
+    rows,
+    `runs: ${JSON.stringify(runs.map((r: { status: string }) => r.status))}`,
+  )
+  for (const run of runs) assert.equal(run.status, 'success')
+})
+
+test(
+  'a webhook registered through a server that does not dispatch receives every later event',
+  { skip: !POSTGRES_DSN && 'COFFER_TEST_POSTGRES_DSN not set' },
+  async (t) => {
+    const env = { SERVICE_DASHBOARD_TOKEN: TOKEN }
+    const dispatching = await startTestApp(t, { env })
+    const other = await startTestApp(null, {
+      env,
+      reuse: { dir: dispatching.dir, schema: dispatching.schema },
+    })
+    t.after(() => other.stop())
+    assert.equal(dispatching.webhooks.dispatching, true)
+    assert.equal(other.webhooks.dispatching, false)
+    const account = await call(dispatching, 'POST', '/api/v1/accounts', 201, {
+      name: 'Shared',
+      currency: 'EUR',
+    })
+
+    const receiver = await startReceiver(t)
+    await call(other, 'POST', '/api/v1/webhooks', 201, { url: receiver.url, event_types: ['*'] })
+    const start = await head(other)
+    // Written at once, through both servers: no time for a registry refresh.
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        call(i % 2 === 0 ? other : dispatching, 'POST', '/api/v1/transactions', 201, {
+          account_id: account.id,
+          amount: `${i}.00`,
+          date: '2024-03-01',
+        }),
+      ),
+    )
+    const log = await eventsAfter(other, start)
+    assert.equal(log.length, 20)
+    await dispatching.webhooks.whenSettled(log.at(-1)!.sequence)
+    const got = receiver.deliveries.map((d) => d.headers['x-service-event-id'])
+    assert.deepEqual(new Set(got), new Set(log.map((e) => e.event_id)))
+    assert.equal(got.length, 20, 'each event once')
+  },
+)
