@@ -2,6 +2,7 @@
 // the same run. Pass names to run a subset: npm run bench -- ledger-write
 import { benchCsvImport } from './csv-import.js'
 import { benchEthereumSync } from './ethereum-sync.js'
+import { benchEventLatency } from './event-latency.js'
 import { benchLedgerWrite } from './ledger-write.js'
 import { benchRulesRun } from './rules-run.js'
 import { benchSearch } from './search.js'
@@ -12,6 +13,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'csv-import': benchCsvImport,
   'ethereum-sync': benchEthereumSync,
   webhooks: benchWebhooks,
+  'event-latency': benchEventLatency,
   'rules-run': benchRulesRun,
   search: benchSearch,
 }

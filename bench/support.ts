@@ -43,6 +43,22 @@ export async function freshSqlite(label: string): Promise<BenchDb> {
   }
 }
 
+/** A second service context on the same database, as another process would open it. */
+export async function openAnotherContext(db: BenchDb): Promise<ServiceContext> {
+  const { config } = loadConfig({
+    file: null,
+    env: {
+      SERVICE_DATABASE_PATH: db.path,
+      SERVICE_DATA_DIR: join(db.dir, 'data'),
+      SERVICE_LOG_LEVEL: 'error',
+    },
+  })
+  const quiet = new Writable({ write: (_c, _e, cb) => cb() })
+  return openServiceContext(config, {
+    logger: createLogger({ level: 'error', format: 'json', destination: quiet }),
+  })
+}
+
 export async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
   const start = process.hrtime.bigint()
   const value = await work()

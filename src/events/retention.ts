@@ -3,7 +3,7 @@
 // consumer whose cursor now points below the oldest kept event just goes on from
 // the oldest one (readEventsAfter reads `sequence > cursor`), so SSE clients and
 // the webhook dispatcher need nothing special.
-import type { ServiceContext } from '../context.js'
+import type { EventsContext } from './context.js'
 import { formatInstant } from '../ledger/time.js'
 
 export const RETENTION_INTERVAL_MS = 6 * 60 * 60 * 1000
@@ -13,7 +13,7 @@ const PRUNE_CHUNK_EVENTS = 5_000
 
 /** Deletes events that occurred before `retentionDays` days ago; returns how many. */
 export async function pruneEvents(
-  ctx: Pick<ServiceContext, 'db' | 'clock'>,
+  ctx: Pick<EventsContext, 'db' | 'clock'>,
   retentionDays: number,
 ): Promise<number> {
   if (retentionDays <= 0) return 0
@@ -44,7 +44,7 @@ export class EventRetention {
   private timer: NodeJS.Timeout | null = null
   private running: Promise<void> = Promise.resolve()
 
-  constructor(private readonly ctx: ServiceContext) {}
+  constructor(private readonly ctx: EventsContext) {}
 
   start(): void {
     void this.run()

@@ -1,11 +1,11 @@
 // Reading the event log through REST and MCP (CONTRACT 6 "Events query").
-import type { ServiceContext } from '../context.js'
+import type { EventsContext } from './context.js'
 import { NotFound, Unavailable } from '../errors.js'
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '../page.js'
 import { readEvent, readEventsAfter, readNewestEvents, type EventFilter } from './store.js'
 import type { EventEnvelope } from './types.js'
 
-export function requireEventsEnabled(ctx: ServiceContext): void {
+export function requireEventsEnabled(ctx: EventsContext): void {
   if (!ctx.config.events.enabled)
     throw new Unavailable('the event log is turned off (events.enabled = false)')
 }
@@ -17,7 +17,7 @@ export interface EventListInput extends EventFilter {
 }
 
 export async function listEvents(
-  ctx: ServiceContext,
+  ctx: EventsContext,
   input: EventListInput,
 ): Promise<{ events: EventEnvelope[]; next: number }> {
   requireEventsEnabled(ctx)
@@ -41,7 +41,7 @@ export async function listEvents(
   return { events, next: last ? last.sequence : after }
 }
 
-export async function getEvent(ctx: ServiceContext, sequence: number): Promise<EventEnvelope> {
+export async function getEvent(ctx: EventsContext, sequence: number): Promise<EventEnvelope> {
   requireEventsEnabled(ctx)
   const event = await readEvent(ctx.db.kysely, sequence)
   if (!event) throw new NotFound(`event ${sequence} not found`)
