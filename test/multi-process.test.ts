@@ -6,7 +6,7 @@
 // dispatch receives every event written after its 201.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
@@ -45,10 +45,17 @@ interface Finished {
   stderr: string
 }
 
+/** An empty config file: a `coffer.toml` left in the checkout must not leak into a test. */
+const CONFIG_DIR = mkdtempSync(join(tmpdir(), 'coffer-noconfig-'))
+const NO_CONFIG = join(CONFIG_DIR, 'coffer.toml')
+writeFileSync(NO_CONFIG, '')
+process.on('exit', () => rmSync(CONFIG_DIR, { recursive: true, force: true }))
+
 /** Runs `coffer <args>` from source in another process, without blocking this one. */
 function coffer(args: string[], env: Record<string, string>): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    const argv = ['--import', 'tsx', 'src/cli.ts', ...args, '--config', NO_CONFIG]
+    const child = spawn(process.execPath, argv, {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -111,7 +118,7 @@ async function head(app: TestAppHandle): Promise<number> {
 async function mcpWrites(app: TestAppHandle): Promise<void> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', 'src/cli.ts', 'mcp'],
+    args: ['--import', 'tsx', 'src/cli.ts', 'mcp', '--config', NO_CONFIG],
     cwd: ROOT,
     env: sameDatabase(app),
     stderr: 'ignore',
