@@ -96,8 +96,7 @@ async function call(
     ...(body === undefined ? {} : { body }),
   })
   assert.equal(res.status, status, `${method} ${path}: ${res.text}`)
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  return res.body as any
+  return res.body
 }
 
 async function eventsAfter(app: TestAppHandle, after: number): Promise<EventEnvelope[]> {
