@@ -3,7 +3,7 @@
 // rounding anywhere between the request body and the database.
 
 /** Plain decimal notation only: no exponent, no grouping, no whitespace, ASCII digits. */
-export const AMOUNT_PATTERN = /^[+-]?(\d+(\.\d*)?|\.\d+)$/
+const AMOUNT_PATTERN = /^[+-]?(\d+(\.\d*)?|\.\d+)$/
 
 /** Bounds storage; checked before the regex runs. */
 export const AMOUNT_MAX_LENGTH = 64
