@@ -21,6 +21,7 @@ import {
   type TestAppHandle,
   type TestAppOptions,
 } from './helpers/app.js'
+import { expectStatus } from './helpers/http.js'
 import { StepClock, T0 } from './helpers/ledger.js'
 import { eventsAfter, headSequence, syncNow, type Json } from './sync-helpers.js'
 
@@ -151,15 +152,8 @@ async function startAggregatorApp(
 }
 
 async function aggregatorEntry(app: TestAppHandle): Promise<Json> {
-  const res = await app.request('GET', '/api/v1/sources')
-  assert.equal(res.status, 200, res.text)
-  return res.body.sources.find((s: Json) => s.type === 'aggregator')
-}
-
-async function getJson(app: TestAppHandle, path: string): Promise<Json> {
-  const res = await app.request('GET', path)
-  assert.equal(res.status, 200, `${path}: ${res.text}`)
-  return res.body
+  const { sources } = await expectStatus(app, 'GET', '/api/v1/sources', 200)
+  return sources.find((s: Json) => s.type === 'aggregator')
 }
 
 async function putCredential(
@@ -182,7 +176,7 @@ async function assertNoSecret(box: AggregatorApp, fake: FakeSimplefin): Promise<
     '/api/v1/organizations',
     '/api/v1/transactions?limit=1000',
   ]) {
-    await getJson(app, path)
+    await expectStatus(app, 'GET', path, 200)
   }
   const secrets = fake.secrets()
   for (const [where, texts] of [
@@ -240,7 +234,7 @@ test('v1: a configured setup token is claimed once, across restarts; rows, ids, 
   // Default lookback (90 days): one window ending now, pending rows asked for.
   assert.deepEqual(fake.requests, [window(90, 0)])
 
-  const orgs = await getJson(first.app, '/api/v1/organizations')
+  const orgs = await expectStatus(first.app, 'GET', '/api/v1/organizations', 200)
   assert.deepEqual(orgs.organizations, [
     { id: 'aggregator:ORG-A', name: 'Bank A', domain: 'bank-a.example', source: 'aggregator' },
     {
@@ -250,7 +244,7 @@ test('v1: a configured setup token is claimed once, across restarts; rows, ids, 
       source: 'aggregator',
     },
   ])
-  assert.deepEqual(await getJson(first.app, '/api/v1/accounts/aggregator:ACT-1'), {
+  assert.deepEqual(await expectStatus(first.app, 'GET', '/api/v1/accounts/aggregator:ACT-1', 200), {
     id: 'aggregator:ACT-1',
     name: 'Checking',
     currency: 'USD',
@@ -258,7 +252,7 @@ test('v1: a configured setup token is claimed once, across restarts; rows, ids, 
     source: 'aggregator',
     org_id: 'aggregator:ORG-A',
   })
-  assert.deepEqual(await getJson(first.app, '/api/v1/accounts/aggregator:ACT-2'), {
+  assert.deepEqual(await expectStatus(first.app, 'GET', '/api/v1/accounts/aggregator:ACT-2', 200), {
     id: 'aggregator:ACT-2',
     name: 'Rewards Card',
     currency: 'USD',
@@ -266,7 +260,7 @@ test('v1: a configured setup token is claimed once, across restarts; rows, ids, 
     source: 'aggregator',
     org_id: 'aggregator:credit-union.example',
   })
-  const txns = await getJson(first.app, '/api/v1/transactions')
+  const txns = await expectStatus(first.app, 'GET', '/api/v1/transactions', 200)
   const common = { source: 'aggregator', labels: {}, extensions: {}, synced_at: T0 }
   assert.deepEqual(txns.transactions, [
     {
@@ -381,7 +375,7 @@ test('v2: an access URL put by hand; lookback 0 walks 90-day windows back until 
     window(360, 270), // empty: the walk stops here
   ])
 
-  const orgs = await getJson(app, '/api/v1/organizations')
+  const orgs = await expectStatus(app, 'GET', '/api/v1/organizations', 200)
   assert.deepEqual(orgs.organizations, [
     { id: 'aggregator:ORG-A', name: 'Bank A', domain: 'bank-a.example', source: 'aggregator' },
     {
@@ -391,7 +385,7 @@ test('v2: an access URL put by hand; lookback 0 walks 90-day windows back until 
       source: 'aggregator',
     },
   ])
-  const accounts = await getJson(app, '/api/v1/accounts')
+  const accounts = await expectStatus(app, 'GET', '/api/v1/accounts', 200)
   assert.deepEqual(
     accounts.accounts.map((a: Json) => [a.id, a.org_id, a.balance, a.source]),
     [
@@ -399,7 +393,7 @@ test('v2: an access URL put by hand; lookback 0 walks 90-day windows back until 
       ['aggregator:ACT-2', 'aggregator:ORG-CU', '-812.30', 'aggregator'],
     ],
   )
-  const txns = await getJson(app, '/api/v1/transactions')
+  const txns = await expectStatus(app, 'GET', '/api/v1/transactions', 200)
   assert.deepEqual(
     txns.transactions.map((x: Json) => [x.id, x.amount, x.date, x.pending]),
     [
@@ -548,7 +542,7 @@ test('re-sync is idempotent; labels and extensions survive it; synced rows and a
   const head2 = await headSequence(app)
   const changed = await syncNow(app, SYNC_ONE, ADMIN)
   assert.deepEqual(changed.counts.aggregator, { inserted: 0, updated: 1, unchanged: 2, skipped: 0 })
-  const row = await getJson(app, path)
+  const row = await expectStatus(app, 'GET', path, 200)
   assert.equal(row.amount, '-33293.43')
   assert.equal(row.source, 'aggregator')
   assert.deepEqual(row.labels, { category: 'bait' })
@@ -570,7 +564,7 @@ test('re-sync is idempotent; labels and extensions survive it; synced rows and a
     const res = await app.request(method, target, body === undefined ? {} : { body })
     assert.equal(res.status, 409, `${method} ${target}: ${res.text}`)
   }
-  assert.equal((await getJson(app, path)).amount, '-33293.43')
+  assert.equal((await expectStatus(app, 'GET', path, 200)).amount, '-33293.43')
   await assertNoSecret(box, fake)
 })
 

@@ -179,6 +179,7 @@ for (const dialect of ['etherscan', 'blockscout'] as ExplorerDialect[]) {
     assert.equal(lookup.closest, 'after')
     assert.equal(Number(lookup.timestamp), timeOfBlock(10_000) - 90 * 86_400)
     const txlist = fake.requests.filter((r) => r.params.action === 'txlist')
+    assert.ok(txlist.length > 0, 'the account was listed')
     for (const r of txlist) {
       assert.equal(r.params.sort, 'asc')
       assert.equal(r.params.offset, '1000')

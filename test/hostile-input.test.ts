@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { startTestApp, type TestAppHandle } from './helpers/app.js'
+import { expectStatus } from './helpers/http.js'
 
 const TOKEN = 'hostile-input-dashboard-token-0123456789'
 const REQUEST_TIMEOUT_MS = 10_000
@@ -446,19 +447,14 @@ async function snapshot(app: TestAppHandle, f: Fixture): Promise<Record<string, 
     '/api/v1/security/api-keys',
     '/api/v1/auth',
   ]) {
-    const res = await app.request('GET', path, { token: TOKEN })
-    assert.equal(res.status, 200, `${path}: ${res.text}`)
-    out[path] = res.body
+    out[path] = await expectStatus(app, 'GET', path, 200, undefined, { token: TOKEN })
   }
   return out
 }
 
 async function fixture(app: TestAppHandle): Promise<Fixture> {
-  const call = async (method: string, path: string, body: unknown, status: number) => {
-    const res = await app.request(method, path, { token: TOKEN, body })
-    assert.equal(res.status, status, `${method} ${path}: ${res.text}`)
-    return res.body
-  }
+  const call = (method: string, path: string, body: unknown, status: number) =>
+    expectStatus(app, method, path, status, body, { token: TOKEN })
   const account = (
     await call('POST', '/api/v1/accounts', { name: 'Checking', currency: 'usd' }, 201)
   ).id

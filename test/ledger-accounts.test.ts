@@ -10,8 +10,6 @@ import {
   csvBatch,
   eventBodiesAfter,
   expectNoEvents,
-  expectProblem,
-  expectStatus,
   headSequence,
   history,
   ingest,
@@ -20,6 +18,7 @@ import {
   StepClock,
   T0,
 } from './helpers/ledger.js'
+import { expectProblem, expectStatus } from './helpers/http.js'
 
 const MANUAL_ORG = { id: 'manual', name: 'Manual', domain: null, source: 'manual' }
 

@@ -9,14 +9,13 @@ import {
   createTransaction,
   csvBatch,
   expectNoEvents,
-  expectProblem,
-  expectStatus,
   history,
   ingest,
   problem,
   StepClock,
   T0,
 } from './helpers/ledger.js'
+import { expectProblem, expectStatus } from './helpers/http.js'
 
 test('history records every kind of change of a manual transaction, then its deletion', async (t) => {
   const clock = new StepClock()

@@ -10,8 +10,6 @@ import {
   csvBatch,
   eventBodiesAfter,
   expectNoEvents,
-  expectProblem,
-  expectStatus,
   headSequence,
   history,
   ingest,
@@ -20,6 +18,7 @@ import {
   StepClock,
   T0,
 } from './helpers/ledger.js'
+import { expectProblem, expectStatus } from './helpers/http.js'
 
 async function setup(t: Parameters<typeof startTestApp>[0], clock = new StepClock()) {
   const app = await startTestApp(t, { clock })

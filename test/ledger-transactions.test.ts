@@ -12,8 +12,6 @@ import {
   csvBatch,
   eventBodiesAfter,
   expectNoEvents,
-  expectProblem,
-  expectStatus,
   headSequence,
   history,
   ingest,
@@ -22,6 +20,7 @@ import {
   StepClock,
   T0,
 } from './helpers/ledger.js'
+import { expectProblem, expectStatus } from './helpers/http.js'
 
 /** The JSON of a fresh manual transaction created at T0 (SPEC 2.2). */
 function manualTx(

@@ -7,14 +7,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { startTestApp, type RequestOptions, type TestAppHandle } from './helpers/app.js'
-import {
-  createAccount,
-  createTransaction,
-  csvBatch,
-  expectStatus,
-  ingest,
-  StepClock,
-} from './helpers/ledger.js'
+import { createAccount, createTransaction, csvBatch, ingest, StepClock } from './helpers/ledger.js'
+import { expectStatus } from './helpers/http.js'
 
 const TOKEN = 'search-test-dashboard-token-0123456789'
 

@@ -6,10 +6,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TestContext } from 'node:test'
 import { startTestApp, type TestAppHandle, type TestAppOptions } from './helpers/app.js'
+import { expectStatus, type Json } from './helpers/http.js'
 
-/** Parsed JSON bodies, as the tests read them. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Json = any
+export type { Json }
+// One reader of the log head for every integration test.
+export { headSequence } from './helpers/ledger.js'
 
 export interface FolderSpec {
   name: string
@@ -70,9 +71,17 @@ export async function startCsvApp(
 export async function waitForRun(app: TestAppHandle, runId: string, token?: string): Promise<Json> {
   const deadline = Date.now() + 60_000
   for (;;) {
-    const res = await app.request('GET', '/api/v1/sync/history?limit=20', token ? { token } : {})
-    assert.equal(res.status, 200, res.text)
-    const run = res.body.runs.find((r: Json) => r.id === runId)
+    const history = await expectStatus(
+      app,
+      'GET',
+      '/api/v1/sync/history?limit=20',
+      200,
+      undefined,
+      {
+        token,
+      },
+    )
+    const run = history.runs.find((r: Json) => r.id === runId)
     if (run && run.status !== 'running') return run
     if (Date.now() > deadline) throw new Error(`run ${runId} did not finish`)
     await new Promise((r) => setTimeout(r, 25))
@@ -85,10 +94,9 @@ export async function syncNow(
   path = '/api/v1/sync',
   token?: string,
 ): Promise<Json> {
-  const res = await app.request('POST', path, token ? { token } : {})
-  assert.equal(res.status, 202, res.text)
-  assert.deepEqual(Object.keys(res.body), ['run_id'])
-  return waitForRun(app, res.body.run_id, token)
+  const started = await expectStatus(app, 'POST', path, 202, undefined, { token })
+  assert.deepEqual(Object.keys(started), ['run_id'])
+  return waitForRun(app, started.run_id, token)
 }
 
 /** Every transaction of an account (pages of 1000). */
@@ -99,14 +107,16 @@ export async function allTransactions(
 ): Promise<Json[]> {
   const out: Json[] = []
   for (let offset = 0; ; offset += 1000) {
-    const res = await app.request(
+    const page = await expectStatus(
+      app,
       'GET',
       `/api/v1/accounts/${encodeURIComponent(accountId)}/transactions?limit=1000&offset=${offset}`,
-      token ? { token } : {},
+      200,
+      undefined,
+      { token },
     )
-    assert.equal(res.status, 200, res.text)
-    out.push(...res.body.transactions)
-    if (res.body.transactions.length < 1000) return out
+    out.push(...page.transactions)
+    if (page.transactions.length < 1000) return out
   }
 }
 
@@ -119,21 +129,16 @@ export async function eventsAfter(
   const out: Json[] = []
   let cursor = after
   for (;;) {
-    const res = await app.request(
+    const page = await expectStatus(
+      app,
       'GET',
       `/api/v1/events?after=${cursor}&limit=1000`,
-      token ? { token } : {},
+      200,
+      undefined,
+      { token },
     )
-    assert.equal(res.status, 200, res.text)
-    out.push(...res.body.events)
-    if (res.body.events.length === 0) return out
-    cursor = res.body.next
+    out.push(...page.events)
+    if (page.events.length === 0) return out
+    cursor = page.next
   }
-}
-
-/** The newest event sequence (0 when the log is empty). */
-export async function headSequence(app: TestAppHandle): Promise<number> {
-  const res = await app.request('GET', '/api/v1/events?newest=1')
-  assert.equal(res.status, 200, res.text)
-  return res.body.events[0]?.sequence ?? 0
 }

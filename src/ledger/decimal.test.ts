@@ -2,10 +2,8 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import {
   AMOUNT_MAX_LENGTH,
-  DECIMAL_SORT_KEY_LENGTH,
   addDecimal,
   compareDecimal,
-  decimalSortKey,
   equalDecimal,
   formatScaled,
   formatUnits,
@@ -14,6 +12,7 @@ import {
   normalizeAmount,
   parseDecimal,
   subtractDecimal,
+  subtractDecimalKeepingScale,
   sumDecimal,
 } from './decimal.js'
 
@@ -182,6 +181,31 @@ for (const [a, b, cmp, sum, difference] of arithmetic) {
   })
 }
 
+// [a, b, a - b with the larger number of fraction digits, zeros kept]
+const keepingScale: [string, string, string][] = [
+  ['10.00', '2.5', '7.50'],
+  ['0.1', '0.2', '-0.1'],
+  ['1000.01', '0.01', '1000.00'],
+  ['5', '5', '0'],
+  ['-0.000', '0', '0.000'],
+  ['.5', '5.', '-4.5'],
+  ['+3', '-0.25', '3.25'],
+  ['99999999999999999999.99', '0.01', '99999999999999999999.98'],
+  ['0.001', '1', '-0.999'],
+]
+
+for (const [a, b, difference] of keepingScale) {
+  void test(`subtractDecimalKeepingScale(${a}, ${b})`, () => {
+    assert.equal(subtractDecimalKeepingScale(a, b), difference)
+    assert.equal(compareDecimal(difference, subtractDecimal(a, b)), 0)
+  })
+}
+
+test('subtractDecimalKeepingScale rejects invalid amounts', () => {
+  assert.throws(() => subtractDecimalKeepingScale('1,000', '1'), RangeError)
+  assert.throws(() => subtractDecimalKeepingScale('1', '$1'), RangeError)
+})
+
 // [a, -a, isNegative(a)]
 const negations: [string, string, boolean][] = [
   ['0', '0', false],
@@ -230,7 +254,7 @@ test('arithmetic rejects invalid amounts', () => {
   assert.throws(() => sumDecimal(['1', '1,000']), RangeError)
 })
 
-// --- decimalSortKey ---------------------------------------------------------
+// --- compareDecimal against an oracle ---------------------------------------
 
 // Independent oracle: every amount as an integer count of 10^-64.
 function oracle(text: string): bigint {
@@ -243,10 +267,6 @@ function oracle(text: string): bigint {
 
 function sign(n: number | bigint): -1 | 0 | 1 {
   return n < 0 ? -1 : n > 0 ? 1 : 0
-}
-
-function byteOrder(a: string, b: string): -1 | 0 | 1 {
-  return a < b ? -1 : a > b ? 1 : 0
 }
 
 // Small seeded PRNG (mulberry32) so a failure reproduces.
@@ -264,7 +284,7 @@ function rng(seed: number): () => number {
 function randomAmount(random: () => number): string {
   const int = (n: number): number => Math.floor(random() * n)
   const digits = (n: number): string => {
-    // Skewed towards zeros and nines to hit padding and complement edges.
+    // Skewed towards zeros and nines to hit padding and carry edges.
     const alphabet = random() < 0.3 ? '09' : '0123456789'
     let out = ''
     for (let i = 0; i < n; i++) out += alphabet[int(alphabet.length)]
@@ -301,7 +321,7 @@ function neighbour(a: string, random: () => number): string {
 }
 
 // [a, b, expected order]
-const keyEdges: [string, string, -1 | 0 | 1][] = [
+const orderEdges: [string, string, -1 | 0 | 1][] = [
   ['-1', '1', -1],
   ['-0', '0', 0],
   ['-0.000', '+0.0', 0],
@@ -325,43 +345,14 @@ const keyEdges: [string, string, -1 | 0 | 1][] = [
   [`${'1'.repeat(32)}.${'2'.repeat(31)}`, `${'1'.repeat(32)}.${'2'.repeat(30)}3`, -1],
 ]
 
-for (const [a, b, order] of keyEdges) {
-  void test(`decimalSortKey orders ${a} vs ${b}`, () => {
+for (const [a, b, order] of orderEdges) {
+  void test(`compareDecimal orders ${a} vs ${b}`, () => {
     assert.equal(compareDecimal(a, b), order)
-    assert.equal(byteOrder(decimalSortKey(a), decimalSortKey(b)), order)
+    assert.equal(compareDecimal(b, a), order === 0 ? 0 : -order)
   })
 }
 
-test('decimalSortKey is fixed-width and digits only', () => {
-  const samples = [...accepted.map(([input]) => input), '1', '-1', '0']
-  for (const text of samples) {
-    const key = decimalSortKey(text)
-    assert.equal(key.length, DECIMAL_SORT_KEY_LENGTH)
-    assert.match(key, /^[0-9]+$/)
-  }
-  assert.equal(DECIMAL_SORT_KEY_LENGTH, 129)
-})
-
-test('decimalSortKey encodes sign class, padding and complement', () => {
-  assert.equal(decimalSortKey('0'), `1${'0'.repeat(128)}`)
-  assert.equal(decimalSortKey('1.5'), `2${'0'.repeat(63)}15${'0'.repeat(63)}`)
-  assert.equal(decimalSortKey('-1.5'), `0${'9'.repeat(63)}84${'9'.repeat(63)}`)
-})
-
-test('decimalSortKey rejects what it cannot order', () => {
-  for (const text of ['', '.', '1e5', ' 1', '1,000', '--1', '+']) {
-    assert.throws(() => decimalSortKey(text), RangeError, text)
-  }
-  assert.throws(() => decimalSortKey('1'.repeat(65)), RangeError)
-  assert.throws(() => decimalSortKey(`.${'0'.repeat(64)}1`), RangeError)
-  // Canonical sums just past the 64-character input limit still get a key.
-  assert.equal(
-    byteOrder(decimalSortKey(`-1${'9'.repeat(63)}`), decimalSortKey(`-${'9'.repeat(63)}`)),
-    -1,
-  )
-})
-
-test('decimalSortKey order equals numeric order on random pairs', () => {
+test('compareDecimal equals the oracle on random pairs', () => {
   const random = rng(0xc0ffee)
   for (let i = 0; i < 20_000; i++) {
     const a = randomAmount(random)
@@ -370,17 +361,7 @@ test('decimalSortKey order equals numeric order on random pairs', () => {
     assert.notEqual(normalizeAmount(b), null, b)
     const expected = sign(oracle(a) - oracle(b))
     assert.equal(compareDecimal(a, b), expected, `compareDecimal(${a}, ${b})`)
-    assert.equal(byteOrder(decimalSortKey(a), decimalSortKey(b)), expected, `keys ${a} ${b}`)
   }
-})
-
-test('decimalSortKey sorts a random list like compareDecimal', () => {
-  const random = rng(42)
-  const values = Array.from({ length: 2000 }, () => randomAmount(random))
-  const byKey = [...values].sort((a, b) => byteOrder(decimalSortKey(a), decimalSortKey(b)))
-  const byValue = [...values].sort(compareDecimal)
-  // Stable sorts over equal keys/values keep input order, so the lists match exactly.
-  assert.deepEqual(byKey, byValue)
 })
 
 test('arithmetic agrees with the oracle on random pairs', () => {

@@ -3,9 +3,9 @@
 // rounding anywhere between the request body and the database.
 
 /** Plain decimal notation only: no exponent, no grouping, no whitespace, ASCII digits. */
-export const AMOUNT_PATTERN = /^[+-]?(\d+(\.\d*)?|\.\d+)$/
+const AMOUNT_PATTERN = /^[+-]?(\d+(\.\d*)?|\.\d+)$/
 
-/** Bounds storage and the width of decimalSortKey; checked before the regex runs. */
+/** Bounds storage; checked before the regex runs. */
 export const AMOUNT_MAX_LENGTH = 64
 
 /**
@@ -108,6 +108,20 @@ export function subtractDecimal(a: string, b: string): string {
   return formatScaled({ units: x - y, scale })
 }
 
+/**
+ * a - b with as many fraction digits as the more precise of the two, zeros kept
+ * ("10.00" - "2.5" = "7.50"): for a source that stores the precision its file
+ * writes (SPEC 1.3 rule 6), where subtractDecimal would give the canonical "7.5".
+ */
+export function subtractDecimalKeepingScale(a: string, b: string): string {
+  const [x, y, scale] = align(parseDecimal(a), parseDecimal(b))
+  const units = x - y
+  const digits = (units < 0n ? -units : units).toString().padStart(scale + 1, '0')
+  const int = digits.slice(0, digits.length - scale)
+  const frac = digits.slice(digits.length - scale)
+  return `${units < 0n ? '-' : ''}${int}${scale > 0 ? `.${frac}` : ''}`
+}
+
 export function negateDecimal(a: string): string {
   const { units, scale } = parseDecimal(a)
   return formatScaled({ units: -units, scale })
@@ -126,55 +140,4 @@ export function sumDecimal(values: Iterable<string>): string {
 /** Strictly below zero: "-0" is not negative. */
 export function isNegative(a: string): boolean {
   return parseDecimal(a).units < 0n
-}
-
-const KEY_INT_DIGITS = 64
-const KEY_FRAC_DIGITS = 64
-
-/** Every key from decimalSortKey has exactly this many characters. */
-export const DECIMAL_SORT_KEY_LENGTH = 1 + KEY_INT_DIGITS + KEY_FRAC_DIGITS
-
-// 9 - d for each digit: reverses the order of equal-width digit strings.
-function ninesComplement(digits: string): string {
-  let out = ''
-  for (let i = 0; i < digits.length; i++) out += String.fromCharCode(105 - digits.charCodeAt(i))
-  return out
-}
-
-/**
- * A fixed-width key whose byte order is the numeric order of the amount, for a
- * database index (ORDER BY amount_key, range scans on the key).
- *
- * Encoding (129 ASCII digits, nothing else):
- *   [class][64 integer digits][64 fraction digits]
- *   class: '0' negative, '1' zero, '2' positive.
- *   The magnitude is the integer part without leading zeros, left-padded with
- *   zeros to 64, then the fraction without trailing zeros, right-padded to 64.
- *   Positive: the magnitude as is. Zero (also "-0", "0.000"): all zeros.
- *   Negative: the nines' complement of the magnitude (each digit d -> 9 - d),
- *   so a larger magnitude gives a smaller key.
- * Equal values ("1", "1.0", "+1", "001.") give identical keys. Digits only, so
- * no collation can reorder them by ignoring punctuation or case.
- *
- * Accepts anything matching AMOUNT_PATTERN whose value fits 64 significant
- * integer and 64 significant fraction digits: every stored amount, and canonical
- * sums of them within that range. Throws RangeError otherwise.
- */
-export function decimalSortKey(text: string): string {
-  if (typeof text !== 'string' || !AMOUNT_PATTERN.test(text)) {
-    throw new RangeError(`invalid amount: ${describe(text)}`)
-  }
-  const { negative, int, frac } = splitParts(text)
-  let start = 0
-  while (start < int.length && int.charCodeAt(start) === 48) start++
-  let end = frac.length
-  while (end > 0 && frac.charCodeAt(end - 1) === 48) end--
-  const sigInt = int.slice(start)
-  const sigFrac = frac.slice(0, end)
-  if (sigInt.length > KEY_INT_DIGITS || sigFrac.length > KEY_FRAC_DIGITS) {
-    throw new RangeError(`amount out of sort key range: ${describe(text)}`)
-  }
-  const magnitude = sigInt.padStart(KEY_INT_DIGITS, '0') + sigFrac.padEnd(KEY_FRAC_DIGITS, '0')
-  if (sigInt === '' && sigFrac === '') return `1${magnitude}`
-  return negative ? `0${ninesComplement(magnitude)}` : `2${magnitude}`
 }

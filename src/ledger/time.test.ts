@@ -2,6 +2,8 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { formatInstant, isoNow, parseInstant, systemClock, type Clock } from './time.js'
 
+import { civilToInstant, isCalendarDay, monthDayOfYearDay } from './time.js'
+
 // [input, UTC instant]
 const accepted: [string | number, string][] = [
   // YYYY-MM-DD: midnight UTC
@@ -207,6 +209,56 @@ for (const date of [
     assert.throws(() => formatInstant(date), RangeError)
   })
 }
+
+// --- the calendar (shared with sources/csv/date-layout.ts) ---
+
+test('isCalendarDay knows month lengths and leap years', () => {
+  const days: [number, number, number, boolean][] = [
+    [2024, 2, 29, true],
+    [2023, 2, 29, false],
+    [2000, 2, 29, true],
+    [1900, 2, 29, false],
+    [0, 2, 29, true],
+    [2024, 4, 30, true],
+    [2024, 4, 31, false],
+    [2024, 12, 31, true],
+    [2024, 1, 0, false],
+    [2024, 0, 1, false],
+    [2024, 13, 1, false],
+  ]
+  for (const [year, month, day, real] of days) {
+    assert.equal(isCalendarDay(year, month, day), real, `${year}-${month}-${day}`)
+  }
+})
+
+test('civilToInstant applies the offset and checks day, time and range', () => {
+  const at = (year: number, month: number, day: number, hour = 0, minute = 0, second = 0) => ({
+    year,
+    month,
+    day,
+    hour,
+    minute,
+    second,
+  })
+  assert.equal(civilToInstant(at(2024, 2, 29, 23, 59, 59)), '2024-02-29T23:59:59Z')
+  assert.equal(civilToInstant(at(2024, 1, 15, 10, 20, 30), 2 * 3600), '2024-01-15T08:20:30Z')
+  assert.equal(civilToInstant(at(2024, 12, 31, 23, 30), -3600), '2025-01-01T00:30:00Z')
+  assert.equal(civilToInstant(at(0, 12, 31, 23, 30), -1800), '0001-01-01T00:00:00Z')
+  assert.equal(civilToInstant(at(0, 12, 31, 23, 30)), null)
+  assert.equal(civilToInstant(at(9999, 12, 31, 23, 59, 59), -1), null)
+  assert.equal(civilToInstant(at(2023, 2, 29)), null)
+  assert.equal(civilToInstant(at(2024, 1, 1, 24)), null)
+  assert.equal(civilToInstant(at(2024, 1, 1, 0, 60)), null)
+  assert.equal(civilToInstant(at(2024, 1, 1, 0, 0, 60)), null)
+})
+
+test('monthDayOfYearDay counts through leap and common years', () => {
+  assert.deepEqual(monthDayOfYearDay(2024, 1), { month: 1, day: 1 })
+  assert.deepEqual(monthDayOfYearDay(2024, 60), { month: 2, day: 29 })
+  assert.deepEqual(monthDayOfYearDay(2023, 60), { month: 3, day: 1 })
+  assert.deepEqual(monthDayOfYearDay(2024, 366), { month: 12, day: 31 })
+  assert.equal(monthDayOfYearDay(2023, 366), null)
+})
 
 test('isoNow formats the clock', () => {
   const clock: Clock = { now: () => new Date(Date.UTC(2024, 5, 1, 12, 0, 0, 500)) }

@@ -73,15 +73,6 @@ function fromUnixSeconds(seconds: number): string | null {
   return formatInstant(new Date(seconds * 1000))
 }
 
-// Null unless year, month and day name a real calendar day.
-function civilDays(year: string, month: string, day: string): number | null {
-  const y = Number(year)
-  const m = Number(month)
-  const d = Number(day)
-  if (m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m)) return null
-  return daysFromCivil(y, m, d)
-}
-
 /**
  * Any accepted date form to fixed-width UTC (YYYY-MM-DDTHH:MM:SSZ), or null:
  *  - YYYY-MM-DD: midnight UTC;
@@ -106,17 +97,12 @@ export function parseInstant(input: string | number): string | null {
 
   const date = DATE_RE.exec(input)
   if (date) {
-    const days = civilDays(date[1]!, date[2]!, date[3]!)
-    return days === null ? null : fromUnixSeconds(days * 86_400)
+    const [year, month, day] = [Number(date[1]), Number(date[2]), Number(date[3])]
+    return civilToInstant({ year, month, day, hour: 0, minute: 0, second: 0 })
   }
 
   const ts = TIMESTAMP_RE.exec(input)
   if (!ts) return null
-  const days = civilDays(ts[1]!, ts[2]!, ts[3]!)
-  const hour = Number(ts[4])
-  const minute = Number(ts[5])
-  const second = Number(ts[6])
-  if (days === null || hour > 23 || minute > 59 || second > 59) return null
   let offset = 0
   if (ts[7] !== undefined) {
     const offsetHour = Number(ts[8])
@@ -124,6 +110,57 @@ export function parseInstant(input: string | number): string | null {
     if (offsetHour > 23 || offsetMinute > 59) return null
     offset = (ts[7] === '-' ? -1 : 1) * (offsetHour * 3600 + offsetMinute * 60)
   }
+  const civil = {
+    year: Number(ts[1]),
+    month: Number(ts[2]),
+    day: Number(ts[3]),
+    hour: Number(ts[4]),
+    minute: Number(ts[5]),
+    second: Number(ts[6]),
+  }
+  return civilToInstant(civil, offset)
+}
+
+// The calendar, shared with the parsers of other date forms (sources/csv/date-layout.ts).
+
+/** A wall-clock reading: a day of the proleptic Gregorian calendar and a time of day. */
+export interface CivilTime {
+  year: number
+  month: number
+  day: number
+  hour: number
+  minute: number
+  second: number
+}
+
+/** Whether year, month and day name a real day (1900-02-29 does not, 2000-02-29 does). */
+export function isCalendarDay(year: number, month: number, day: number): boolean {
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month)
+}
+
+/**
+ * A wall-clock reading `offsetSeconds` east of UTC as fixed-width UTC, or null
+ * when it names no real day or time (no leap second) or lands outside years
+ * 0001-9999. Year 0 is a valid input: "0000-12-31T23:30:00-00:30" is 0001.
+ */
+export function civilToInstant(civil: CivilTime, offsetSeconds = 0): string | null {
+  const { year, month, day, hour, minute, second } = civil
+  if (!isCalendarDay(year, month, day) || hour > 23 || minute > 59 || second > 59) return null
   // Local wall time minus its offset is UTC.
-  return fromUnixSeconds(days * 86_400 + hour * 3600 + minute * 60 + second - offset)
+  const days = daysFromCivil(year, month, day)
+  return fromUnixSeconds(days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds)
+}
+
+/** Month and day of the `yearDay`-th day (1-based) of `year`; null past the year's end. */
+export function monthDayOfYearDay(
+  year: number,
+  yearDay: number,
+): { month: number; day: number } | null {
+  let rest = yearDay
+  for (let month = 1; month <= 12; month++) {
+    const days = daysInMonth(year, month)
+    if (rest <= days) return { month, day: rest }
+    rest -= days
+  }
+  return null
 }

@@ -1,10 +1,14 @@
 // Shared steps of the ledger integration tests: a clock the test moves, HTTP
-// shortcuts that assert their status, the internal ingest path the sync engine
+// shortcuts (over helpers/http.ts), the internal ingest path the sync engine
 // uses (for synced rows), and readers of the event log and history.
 import assert from 'node:assert/strict'
 import { ingestBatchInUnit, type IngestBatch, type IngestCounts } from '../../src/ledger/ingest.js'
 import type { Clock } from '../../src/ledger/time.js'
 import type { TestAppHandle } from './app.js'
+import { expectStatus } from './http.js'
+
+// Files that took these two from here before test/helpers/http.ts existed.
+export { expectProblem, expectStatus } from './http.js'
 
 /** The fixed instant most tests run at. */
 export const T0 = '2024-05-01T12:00:00Z'
@@ -30,20 +34,6 @@ export class StepClock implements Clock {
   iso(): string {
     return new Date(this.current).toISOString().slice(0, 19) + 'Z'
   }
-}
-
-/** Sends a request and asserts its status; returns the parsed body. */
-export async function expectStatus(
-  app: TestAppHandle,
-  method: string,
-  path: string,
-  status: number,
-  body?: unknown,
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-): Promise<any> {
-  const res = await app.request(method, path, body === undefined ? {} : { body })
-  assert.equal(res.status, status, `${method} ${path}: ${res.text}`)
-  return res.body
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -177,21 +167,6 @@ export function problem(status: number, detail: string, errors?: object[]): obje
     detail,
     ...(errors ? { errors } : {}),
   }
-}
-
-/** Sends a request expected to fail validation and returns its problem body. */
-export async function expectProblem(
-  app: TestAppHandle,
-  method: string,
-  path: string,
-  status: number,
-  body?: unknown,
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-): Promise<any> {
-  const res = await app.request(method, path, body === undefined ? {} : { body })
-  assert.equal(res.status, status, `${method} ${path}: ${res.text}`)
-  assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/)
-  return res.body
 }
 
 /** The fields a 400 problem names, sorted. */

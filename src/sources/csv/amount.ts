@@ -3,7 +3,7 @@
 // '+' are stripped, surrounding parentheses mean negative, and every other
 // character is kept ("12.50" stays "12.50"). Debit and credit combine with exact
 // decimal arithmetic (ledger/decimal.ts), never a float.
-import { normalizeAmount, parseDecimal } from '../../ledger/decimal.js'
+import { normalizeAmount, subtractDecimalKeepingScale } from '../../ledger/decimal.js'
 
 /** The stored amount of one cell, or null when it is not an amount. */
 export function cleanAmount(cell: string): string | null {
@@ -41,22 +41,9 @@ export function creditMinusDebit(creditCell: string, debitCell: string): string 
   if ((!creditBlank && credit === null) || (!debitBlank && debit === null)) return null
   if (debit === null) return credit
   if (credit === null) return negate(debit)
-  const a = parseDecimal(credit)
-  const b = parseDecimal(debit)
-  const scale = Math.max(a.scale, b.scale)
-  const units = a.units * 10n ** BigInt(scale - a.scale) - b.units * 10n ** BigInt(scale - b.scale)
-  return formatFixed(units, scale)
+  return subtractDecimalKeepingScale(credit, debit)
 }
 
 function negate(amount: string): string {
   return amount.startsWith('-') ? amount.slice(1) : `-${amount}`
-}
-
-/** units / 10^scale with exactly `scale` fraction digits. */
-function formatFixed(units: bigint, scale: number): string {
-  const negative = units < 0n
-  const digits = (negative ? -units : units).toString().padStart(scale + 1, '0')
-  const int = digits.slice(0, digits.length - scale)
-  const frac = digits.slice(digits.length - scale)
-  return `${negative ? '-' : ''}${int}${scale > 0 ? `.${frac}` : ''}`
 }

@@ -80,7 +80,7 @@ const MAPPING_KEY: Record<Field, keyof CsvMapping> = {
 }
 
 /** "Posted_Date " → "posted date": case, punctuation and spacing do not matter. */
-export function normalizeHeader(text: string): string {
+function normalizeHeader(text: string): string {
   return text
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, ' ')

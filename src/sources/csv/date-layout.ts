@@ -4,7 +4,7 @@
 // The tokens and their parsing rules follow Go's time.Parse (package time,
 // format.go), so a layout means here what it means to the Go tools people know.
 // Without a layout, COMMON_LAYOUTS are tried, month-first for slash or dash dates.
-import { formatInstant } from '../../ledger/time.js'
+import { civilToInstant, isCalendarDay, monthDayOfYearDay } from '../../ledger/time.js'
 
 type Token =
   | 'longMonth' // January
@@ -427,7 +427,7 @@ function parseWith(chunks: readonly Chunk[], text: string): string | null {
   if (pm === true && hour < 12) hour += 12
   if (pm === false && hour === 12) hour = 0
   if (yearDay !== null) {
-    const fromYearDay = civilFromYearDay(year, yearDay)
+    const fromYearDay = monthDayOfYearDay(year, yearDay)
     if (fromYearDay === null) return null
     if (
       (month !== null && month !== fromYearDay.month) ||
@@ -440,50 +440,24 @@ function parseWith(chunks: readonly Chunk[], text: string): string | null {
   }
   month ??= 1
   day ??= 1
-  if (day < 1 || day > daysInMonth(year, month)) return null
+  if (!isCalendarDay(year, month, day)) return null
   // Without an offset nothing carries over: write the text directly (the hot path).
   if (offset === 0) {
     if (year < 1) return null
     return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${pad(hour, 2)}:${pad(minute, 2)}:${pad(second, 2)}Z`
   }
-  const date = new Date(0)
-  date.setUTCFullYear(year, month - 1, day)
-  date.setUTCHours(hour, minute, second, 0)
-  try {
-    return formatInstant(new Date(date.getTime() - offset * 1000))
-  } catch {
-    return null // outside years 0001-9999
-  }
+  return civilToInstant({ year, month, day, hour, minute, second }, offset)
 }
 
 function pad(value: number, width: number): string {
   return String(value).padStart(width, '0')
 }
 
-function isLeap(year: number): boolean {
-  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
-}
-
-function daysInMonth(year: number, month: number): number {
-  if (month === 2) return isLeap(year) ? 29 : 28
-  return [4, 6, 9, 11].includes(month) ? 30 : 31
-}
-
-function civilFromYearDay(year: number, yearDay: number): { month: number; day: number } | null {
-  let rest = yearDay
-  for (let month = 1; month <= 12; month++) {
-    const days = daysInMonth(year, month)
-    if (rest <= days) return { month, day: rest }
-    rest -= days
-  }
-  return null
-}
-
 /**
  * Tried in order when a folder sets no date_format. Slash and dash dates are
  * month-first (SPEC 1.3); dotted dates are day-first, as everywhere they are used.
  */
-export const COMMON_LAYOUTS = [
+const COMMON_LAYOUTS = [
   '2006-01-02',
   '2006-01-02T15:04:05Z07:00',
   '2006-01-02T15:04:05',

@@ -17,7 +17,7 @@ export const DRIVE_CREDENTIAL_ID = 'drive'
 const REFRESH_TOKEN_SECRET = 'csv.drive_refresh_token'
 const DRIVE_SCOPE = 'https://www.googleapis.com/auth/drive.readonly'
 /** CONTRACT 6: the OAuth state is single use and valid 10 minutes. */
-export const OAUTH_STATE_TTL_MS = 10 * 60 * 1000
+const OAUTH_STATE_TTL_MS = 10 * 60 * 1000
 const DRIVE_REQUEST_TIMEOUT_MS = 30_000
 /** Refresh this long before the announced expiry, so a token never dies mid-request. */
 const EXPIRY_MARGIN_MS = 60_000

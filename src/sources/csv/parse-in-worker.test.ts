@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict'
 import { Readable } from 'node:stream'
 import { test } from 'node:test'
+import type { Worker } from 'node:worker_threads'
 import type { CsvMapping } from '../../config/index.js'
 import type { IngestTransaction } from '../../ledger/ingest.js'
 import { guessingParser, layoutParser } from './date-layout.js'
@@ -102,18 +103,32 @@ test('a worker reports a bad file as the main thread does', async () => {
   assert.deepEqual(dayFirst.inWorker, dayFirst.inThread)
 })
 
-test('a reader left part-way stops its worker', async () => {
+test('a reader left part-way stops its worker and releases the file', async (t) => {
   let body = 'Date,Amount\n'
   for (let i = 0; i < 50_000; i++) body += `2024-01-01,${i}\n`
+  const input = chunked(Buffer.from(body))
   const report: FileReport = { skipped: 0, examples: [] }
+  let worker: Worker | null = null
+  let exited = false
   let seen = 0
-  for await (const step of readCsvRowsInWorker(chunked(Buffer.from(body)), {
+  for await (const step of readCsvRowsInWorker(input, {
     mapping: AUTO,
     accountId: 'csv:test',
     report,
+    onWorker: (started) => {
+      worker = started
+      // Should the code under test leak the thread, the test still ends (and fails).
+      t.after(() => started.terminate())
+      started.once('exit', () => (exited = true))
+    },
   })) {
     seen += step.length
+    assert.equal(exited, false, 'the worker exited while rows were still being read')
     if (seen >= 2000) break
   }
   assert.ok(seen >= 2000 && seen < 50_000)
+  assert.ok(worker !== null, 'the rows did not come from a worker')
+  // Leaving the loop returns the generator, whose cleanup ends the thread before it resolves.
+  assert.equal(exited, true, 'the worker thread still runs after the reader left')
+  assert.equal(input.destroyed, true, 'the file is still open after the reader left')
 })

@@ -25,12 +25,24 @@ function startWorker(data: WorkerInput): Worker {
   return new Worker(boot, { eval: true, workerData: data })
 }
 
+export interface WorkerParseOptions extends WorkerInput {
+  report: FileReport
+  /** Sees the thread as it starts (tests check that a reader leaving part-way ends it). */
+  onWorker?: (worker: Worker) => void
+}
+
+/**
+ * The rows of one file, parsed on a worker thread. However the caller stops
+ * reading (the end, an error, a `break`), the worker has exited and `input` is
+ * destroyed by the time the generator returns.
+ */
 export async function* readCsvRowsInWorker(
   input: Readable,
-  options: WorkerInput & { report: FileReport },
+  options: WorkerParseOptions,
 ): AsyncGenerator<IngestTransaction[]> {
-  const { report, ...data } = options
+  const { report, onWorker, ...data } = options
   const worker = startWorker(data)
+  onWorker?.(worker)
   const send = (message: FromMain, transfer?: ArrayBuffer[]) =>
     worker.postMessage(message, transfer)
   const chunks = input[Symbol.asyncIterator]() as AsyncIterator<Buffer>
