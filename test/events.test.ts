@@ -9,34 +9,19 @@ import type { Subscription } from '../src/events/bus.js'
 import type { EventEnvelope } from '../src/events/types.js'
 import { ingestBatchInUnit } from '../src/ledger/ingest.js'
 import { insertTransactionsInUnit } from '../src/ledger/transactions.js'
+import { expectStatus } from './helpers/http.js'
 import { startTestApp, type TestAppHandle } from './helpers/app.js'
-
-/** A parsed JSON answer, as loose as the test helper's. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Body = any
 
 const T0 = '2024-05-01T12:00:00Z'
 const fixedClock = { now: () => new Date(T0) }
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
 
-async function ok(
-  app: TestAppHandle,
-  method: string,
-  path: string,
-  status: number,
-  body?: unknown,
-): Promise<Body> {
-  const res = await app.request(method, path, body === undefined ? {} : { body })
-  assert.equal(res.status, status, `${method} ${path}: ${res.text}`)
-  return res.body
-}
-
 async function page(
   app: TestAppHandle,
   query: string,
 ): Promise<{ events: EventEnvelope[]; next: number }> {
-  return ok(app, 'GET', `/api/v1/events${query}`, 200)
+  return expectStatus(app, 'GET', `/api/v1/events${query}`, 200)
 }
 
 /** The whole log, read in pages of 1000 by following `next`. */
@@ -75,18 +60,27 @@ async function expectProblem(
 
 test('the envelope of every event: sequence, event_id, occurred_at and a full snapshot', async (t) => {
   const app = await startTestApp(t, { clock: fixedClock })
-  const acct = await ok(app, 'POST', '/api/v1/accounts', 201, { name: 'Cash', currency: 'usd' })
-  const tx = await ok(app, 'POST', '/api/v1/transactions', 201, {
+  const acct = await expectStatus(app, 'POST', '/api/v1/accounts', 201, {
+    name: 'Cash',
+    currency: 'usd',
+  })
+  const tx = await expectStatus(app, 'POST', '/api/v1/transactions', 201, {
     account_id: acct.id,
     amount: '-12.50',
     date: '2024-04-30',
     payee: 'Bakery',
   })
-  const edited = await ok(app, 'PUT', `/api/v1/transactions/${tx.id}`, 200, { memo: 'bread' })
-  const renamed = await ok(app, 'PUT', `/api/v1/accounts/${acct.id}`, 200, { name: 'Wallet' })
-  await ok(app, 'PUT', `/api/v1/transactions/${tx.id}/labels`, 200, { labels: { food: 'yes' } })
-  const labelled = await ok(app, 'GET', `/api/v1/transactions/${tx.id}`, 200)
-  await ok(app, 'DELETE', `/api/v1/transactions/${tx.id}`, 204)
+  const edited = await expectStatus(app, 'PUT', `/api/v1/transactions/${tx.id}`, 200, {
+    memo: 'bread',
+  })
+  const renamed = await expectStatus(app, 'PUT', `/api/v1/accounts/${acct.id}`, 200, {
+    name: 'Wallet',
+  })
+  await expectStatus(app, 'PUT', `/api/v1/transactions/${tx.id}/labels`, 200, {
+    labels: { food: 'yes' },
+  })
+  const labelled = await expectStatus(app, 'GET', `/api/v1/transactions/${tx.id}`, 200)
+  await expectStatus(app, 'DELETE', `/api/v1/transactions/${tx.id}`, 204)
 
   const events = await allEvents(app)
   assert.deepEqual(
@@ -122,7 +116,7 @@ test('the envelope of every event: sequence, event_id, occurred_at and a full sn
 
   // One event by sequence is the same envelope; an unknown sequence is 404.
   for (const event of events) {
-    assert.deepEqual(await ok(app, 'GET', `/api/v1/events/${event.sequence}`, 200), event)
+    assert.deepEqual(await expectStatus(app, 'GET', `/api/v1/events/${event.sequence}`, 200), event)
   }
   const unknown = events.at(-1)!.sequence + 1000
   await expectProblem(
@@ -135,20 +129,22 @@ test('the envelope of every event: sequence, event_id, occurred_at and a full sn
 
 test('after, limit, next and the filters page through the log', async (t) => {
   const app = await startTestApp(t, { clock: fixedClock })
-  const a = await ok(app, 'POST', '/api/v1/accounts', 201, { name: 'A', currency: 'usd' })
-  const b = await ok(app, 'POST', '/api/v1/accounts', 201, { name: 'B', currency: 'eur' })
+  const a = await expectStatus(app, 'POST', '/api/v1/accounts', 201, { name: 'A', currency: 'usd' })
+  const b = await expectStatus(app, 'POST', '/api/v1/accounts', 201, { name: 'B', currency: 'eur' })
   const txs: Array<{ id: string }> = []
   for (let i = 0; i < 4; i++) {
     txs.push(
-      await ok(app, 'POST', '/api/v1/transactions', 201, {
+      await expectStatus(app, 'POST', '/api/v1/transactions', 201, {
         account_id: i % 2 === 0 ? a.id : b.id,
         amount: `${i + 1}.00`,
         date: '2024-04-01',
       }),
     )
   }
-  await ok(app, 'PUT', `/api/v1/accounts/${a.id}`, 200, { name: 'A2' })
-  await ok(app, 'PUT', `/api/v1/transactions/${txs[0]!.id}/labels`, 200, { labels: { k: 'v' } })
+  await expectStatus(app, 'PUT', `/api/v1/accounts/${a.id}`, 200, { name: 'A2' })
+  await expectStatus(app, 'PUT', `/api/v1/transactions/${txs[0]!.id}/labels`, 200, {
+    labels: { k: 'v' },
+  })
 
   const all = await allEvents(app)
   assert.equal(all.length, 8)
@@ -278,7 +274,7 @@ test('limit defaults to 100 and is clamped to 1000', async (t) => {
 
 test('bad query parameters and sequences are 400 problems', async (t) => {
   const app = await startTestApp(t)
-  await ok(app, 'POST', '/api/v1/accounts', 201, { name: 'A', currency: 'usd' })
+  await expectStatus(app, 'POST', '/api/v1/accounts', 201, { name: 'A', currency: 'usd' })
   const invalid = (field: string, message: string) =>
     problemBody(400, 'Bad Request', `invalid querystring: ${field} ${message}`, [
       { field, message },
@@ -338,18 +334,21 @@ test('events.enabled = false: event routes answer 503, mutations still commit wi
     await expectProblem(app, path, off)
   }
   const sub = app.ctx.bus.subscribe()
-  const acct = await ok(app, 'POST', '/api/v1/accounts', 201, { name: 'Cash', currency: 'usd' })
-  const tx = await ok(app, 'POST', '/api/v1/transactions', 201, {
+  const acct = await expectStatus(app, 'POST', '/api/v1/accounts', 201, {
+    name: 'Cash',
+    currency: 'usd',
+  })
+  const tx = await expectStatus(app, 'POST', '/api/v1/transactions', 201, {
     account_id: acct.id,
     amount: '5',
     date: '2024-04-01',
   })
-  await ok(app, 'PUT', `/api/v1/transactions/${tx.id}`, 200, { amount: '6' })
-  assert.deepEqual(await ok(app, 'GET', `/api/v1/transactions/${tx.id}`, 200), {
+  await expectStatus(app, 'PUT', `/api/v1/transactions/${tx.id}`, 200, { amount: '6' })
+  assert.deepEqual(await expectStatus(app, 'GET', `/api/v1/transactions/${tx.id}`, 200), {
     ...tx,
     amount: '6',
   })
-  const hist = await ok(app, 'GET', `/api/v1/transactions/${tx.id}/history`, 200)
+  const hist = await expectStatus(app, 'GET', `/api/v1/transactions/${tx.id}/history`, 200)
   assert.deepEqual(
     hist.versions.map((v: { version: number; kind: string; diff: unknown }) => [
       v.version,
@@ -373,7 +372,7 @@ test('events.enabled = false: event routes answer 503, mutations still commit wi
   const again = await startTestApp(null, { reuse: { dir: app.dir, schema: app.schema } })
   try {
     assert.deepEqual(await page(again, ''), { events: [], next: 0 })
-    assert.equal((await ok(again, 'GET', '/api/v1/transactions', 200)).total, 1)
+    assert.equal((await expectStatus(again, 'GET', '/api/v1/transactions', 200)).total, 1)
   } finally {
     await again.stop()
   }
@@ -384,7 +383,7 @@ test('events.enabled = false: event routes answer 503, mutations still commit wi
  * the failed one must be the very first thing the subscription receives.
  */
 async function expectNothingBefore(app: TestAppHandle, sub: Subscription): Promise<void> {
-  const sentinel = await ok(app, 'POST', '/api/v1/accounts', 201, {
+  const sentinel = await expectStatus(app, 'POST', '/api/v1/accounts', 201, {
     name: 'Sentinel',
     currency: 'usd',
   })
@@ -398,7 +397,10 @@ async function expectNothingBefore(app: TestAppHandle, sub: Subscription): Promi
 
 test('a unit of work that throws rolls back and publishes nothing', async (t) => {
   const app = await startTestApp(t, { clock: fixedClock })
-  const acct = await ok(app, 'POST', '/api/v1/accounts', 201, { name: 'Cash', currency: 'usd' })
+  const acct = await expectStatus(app, 'POST', '/api/v1/accounts', 201, {
+    name: 'Cash',
+    currency: 'usd',
+  })
   const before = await allEvents(app)
   const sub = app.ctx.bus.subscribe()
 
@@ -438,20 +440,23 @@ test('a unit of work that throws rolls back and publishes nothing', async (t) =>
   assert.deepEqual(await allEvents(app), before)
   const missing = await app.request('GET', `/api/v1/transactions/${id}`)
   assert.equal(missing.status, 404, missing.text)
-  assert.deepEqual((await ok(app, 'GET', '/api/v1/transactions', 200)).transactions, [])
+  assert.deepEqual((await expectStatus(app, 'GET', '/api/v1/transactions', 200)).transactions, [])
   const hist = await app.request('GET', `/api/v1/transactions/${id}/history`)
   assert.ok(
     hist.status === 404 || (hist.status === 200 && hist.body.versions.length === 0),
     hist.text,
   )
-  assert.deepEqual(await ok(app, 'GET', `/api/v1/accounts/${acct.id}`, 200), acct)
+  assert.deepEqual(await expectStatus(app, 'GET', `/api/v1/accounts/${acct.id}`, 200), acct)
   await expectNothingBefore(app, sub)
 })
 
 test('a request that fails inside its unit of work leaves the event log unchanged', async (t) => {
   const app = await startTestApp(t, { clock: fixedClock })
-  const acct = await ok(app, 'POST', '/api/v1/accounts', 201, { name: 'Cash', currency: 'usd' })
-  const tx = await ok(app, 'POST', '/api/v1/transactions', 201, {
+  const acct = await expectStatus(app, 'POST', '/api/v1/accounts', 201, {
+    name: 'Cash',
+    currency: 'usd',
+  })
+  const tx = await expectStatus(app, 'POST', '/api/v1/transactions', 201, {
     account_id: acct.id,
     amount: '1',
     date: '2024-04-01',
@@ -466,7 +471,7 @@ test('a request that fails inside its unit of work leaves the event log unchange
     }),
   )
   const before = await allEvents(app)
-  const txsBefore = await ok(app, 'GET', '/api/v1/transactions', 200)
+  const txsBefore = await expectStatus(app, 'GET', '/api/v1/transactions', 200)
   const sub = app.ctx.bus.subscribe()
 
   const unknownAccount = await app.request('POST', '/api/v1/transactions', {
@@ -487,6 +492,6 @@ test('a request that fails inside its unit of work leaves the event log unchange
   assert.equal(syncedDelete.status, 409, syncedDelete.text)
 
   assert.deepEqual(await allEvents(app), before)
-  assert.deepEqual(await ok(app, 'GET', '/api/v1/transactions', 200), txsBefore)
+  assert.deepEqual(await expectStatus(app, 'GET', '/api/v1/transactions', 200), txsBefore)
   await expectNothingBefore(app, sub)
 })

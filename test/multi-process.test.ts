@@ -5,6 +5,7 @@
 // row once. On PostgreSQL, a webhook registered through a server that does not
 // dispatch receives every event written after its 201.
 import assert from 'node:assert/strict'
+import { expectStatus } from './helpers/http.js'
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -84,19 +85,9 @@ function csvFolder(t: TestContext, rows: number): string {
   )
 }
 
-async function call(
-  app: TestAppHandle,
-  method: string,
-  path: string,
-  status: number,
-  body?: unknown,
-) {
-  const res = await app.request(method, path, {
-    token: TOKEN,
-    ...(body === undefined ? {} : { body }),
-  })
-  assert.equal(res.status, status, `${method} ${path}: ${res.text}`)
-  return res.body
+/** Every request of this file carries the dashboard token. */
+function call(app: TestAppHandle, method: string, path: string, status: number, body?: unknown) {
+  return expectStatus(app, method, path, status, body, { token: TOKEN })
 }
 
 async function eventsAfter(app: TestAppHandle, after: number): Promise<EventEnvelope[]> {

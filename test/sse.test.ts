@@ -7,12 +7,9 @@ import { test, type TestContext } from 'node:test'
 import { followEvents } from '../src/events/follow.js'
 import type { EventEnvelope } from '../src/events/types.js'
 import { ingestBatchInUnit, type IngestTransaction } from '../src/ledger/ingest.js'
+import { expectStatus } from './helpers/http.js'
 import { startTestApp, type TestAppHandle } from './helpers/app.js'
 import { SseClient, WAIT_MS, type Frame } from './helpers/sse.js'
-
-/** A parsed JSON answer, as loose as the test helper's. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Body = any
 
 const TOKEN = 'sse-test-dashboard-token-0123456789'
 async function open(
@@ -26,18 +23,6 @@ async function open(
   return client
 }
 
-async function ok(
-  app: TestAppHandle,
-  method: string,
-  path: string,
-  status: number,
-  body?: unknown,
-): Promise<Body> {
-  const res = await app.request(method, path, body === undefined ? {} : { body })
-  assert.equal(res.status, status, `${method} ${path}: ${res.text}`)
-  return res.body
-}
-
 async function eventsAfter(
   app: TestAppHandle,
   after: number,
@@ -46,7 +31,12 @@ async function eventsAfter(
   const out: EventEnvelope[] = []
   let cursor = after
   for (;;) {
-    const page = await ok(app, 'GET', `/api/v1/events?after=${cursor}&limit=1000${filter}`, 200)
+    const page = await expectStatus(
+      app,
+      'GET',
+      `/api/v1/events?after=${cursor}&limit=1000${filter}`,
+      200,
+    )
     if (page.events.length === 0) return out
     out.push(...(page.events as EventEnvelope[]))
     cursor = page.next
@@ -54,7 +44,7 @@ async function eventsAfter(
 }
 
 async function head(app: TestAppHandle): Promise<number> {
-  const page = await ok(app, 'GET', '/api/v1/events?newest=1', 200)
+  const page = await expectStatus(app, 'GET', '/api/v1/events?newest=1', 200)
   return page.events.length === 0 ? 0 : page.events[0].sequence
 }
 
@@ -126,8 +116,11 @@ async function droppedTotal(app: TestAppHandle): Promise<number> {
 
 test('frames carry id = sequence, event = type, data = envelope; only new events without ?after', async (t) => {
   const app = await startTestApp(t)
-  const acct = await ok(app, 'POST', '/api/v1/accounts', 201, { name: 'Before', currency: 'usd' })
-  await ok(app, 'POST', '/api/v1/transactions', 201, {
+  const acct = await expectStatus(app, 'POST', '/api/v1/accounts', 201, {
+    name: 'Before',
+    currency: 'usd',
+  })
+  await expectStatus(app, 'POST', '/api/v1/transactions', 201, {
     account_id: acct.id,
     amount: '1',
     date: '2024-01-01',
@@ -143,12 +136,14 @@ test('frames carry id = sequence, event = type, data = envelope; only new events
   // The opening comment is written once the stream's starting point is fixed.
   await stream.until('the opening comment', () => stream.comments.length > 0)
 
-  const tx = await ok(app, 'POST', '/api/v1/transactions', 201, {
+  const tx = await expectStatus(app, 'POST', '/api/v1/transactions', 201, {
     account_id: acct.id,
     amount: '-2.50',
     date: '2024-01-02',
   })
-  await ok(app, 'PUT', `/api/v1/transactions/${tx.id}/labels`, 200, { labels: { shop: 'bakery' } })
+  await expectStatus(app, 'PUT', `/api/v1/transactions/${tx.id}/labels`, 200, {
+    labels: { shop: 'bakery' },
+  })
   const fresh = await eventsAfter(app, start)
   assert.deepEqual(
     fresh.map((e) => e.type),
@@ -159,7 +154,7 @@ test('frames carry id = sequence, event = type, data = envelope; only new events
   assert.deepEqual(stream.frames, framesOf(fresh))
   assert.deepEqual(stream.frames[0]!.data.data, tx)
   for (const frame of stream.frames) {
-    assert.deepEqual(await ok(app, 'GET', `/api/v1/events/${frame.id}`, 200), frame.data)
+    assert.deepEqual(await expectStatus(app, 'GET', `/api/v1/events/${frame.id}`, 200), frame.data)
   }
   stream.close()
 })
@@ -168,7 +163,10 @@ test('?after replays the log and then follows live writes with no gap and no dup
   const app = await startTestApp(t)
   // Several replay pages (500 each) already in the log, plus some HTTP writes.
   await ingest(app, 'old', 3000)
-  const acct = await ok(app, 'POST', '/api/v1/accounts', 201, { name: 'Live', currency: 'usd' })
+  const acct = await expectStatus(app, 'POST', '/api/v1/accounts', 201, {
+    name: 'Live',
+    currency: 'usd',
+  })
   const existing = await head(app)
 
   // Writers run before, during and after the stream's replay: the stream opens
@@ -179,7 +177,7 @@ test('?after replays the log and then follows live writes with no gap and no dup
   const writers = 6
   const perWriter = 50
   const write = async (w: number, i: number) => {
-    await ok(app, 'POST', '/api/v1/transactions', 201, {
+    await expectStatus(app, 'POST', '/api/v1/transactions', 201, {
       account_id: acct.id,
       amount: `${w}.${String(i).padStart(4, '0')}`,
       date: '2024-04-01',
@@ -221,7 +219,10 @@ test('?after replays the log and then follows live writes with no gap and no dup
   assert.deepEqual(stream.frames, framesOf(log))
 
   // Nothing extra trails in: a later event is the next frame.
-  const last = await ok(app, 'POST', '/api/v1/accounts', 201, { name: 'Last', currency: 'usd' })
+  const last = await expectStatus(app, 'POST', '/api/v1/accounts', 201, {
+    name: 'Last',
+    currency: 'usd',
+  })
   await stream.untilFrames(log.length + 1)
   assert.equal(stream.frames.length, log.length + 1)
   assert.equal(stream.frames.at(-1)!.data.entity_id, last.id)
@@ -241,7 +242,10 @@ test('?after=N and Last-Event-ID resume after the given sequence', async (t) => 
   await byHeader.untilFrames(2)
   await both.untilFrames(1)
   // Then they follow live events.
-  const live = await ok(app, 'POST', '/api/v1/accounts', 201, { name: 'Live', currency: 'usd' })
+  const live = await expectStatus(app, 'POST', '/api/v1/accounts', 201, {
+    name: 'Live',
+    currency: 'usd',
+  })
   const all = await eventsAfter(app, 0)
   assert.equal(all.at(-1)!.entity_id, live.id)
   await byQuery.untilFrames(4)
@@ -255,13 +259,18 @@ test('?after=N and Last-Event-ID resume after the given sequence', async (t) => 
 
 test('type and entity_type filters apply to the replay and to live events', async (t) => {
   const app = await startTestApp(t)
-  const acct = await ok(app, 'POST', '/api/v1/accounts', 201, { name: 'A', currency: 'usd' })
-  const tx1 = await ok(app, 'POST', '/api/v1/transactions', 201, {
+  const acct = await expectStatus(app, 'POST', '/api/v1/accounts', 201, {
+    name: 'A',
+    currency: 'usd',
+  })
+  const tx1 = await expectStatus(app, 'POST', '/api/v1/transactions', 201, {
     account_id: acct.id,
     amount: '1',
     date: '2024-01-01',
   })
-  await ok(app, 'PUT', `/api/v1/transactions/${tx1.id}/labels`, 200, { labels: { a: 'b' } })
+  await expectStatus(app, 'PUT', `/api/v1/transactions/${tx1.id}/labels`, 200, {
+    labels: { a: 'b' },
+  })
 
   const created = await open(t, app, '?after=0&type=transaction.created')
   const ofTransactions = await open(t, app, '?after=0&entity_type=transaction')
@@ -273,17 +282,19 @@ test('type and entity_type filters apply to the replay and to live events', asyn
   await ofAccounts.untilFrames(1)
 
   // Live: a mix of matching and non-matching events...
-  await ok(app, 'PUT', `/api/v1/accounts/${acct.id}`, 200, { name: 'A2' })
-  const tx2 = await ok(app, 'POST', '/api/v1/transactions', 201, {
+  await expectStatus(app, 'PUT', `/api/v1/accounts/${acct.id}`, 200, { name: 'A2' })
+  const tx2 = await expectStatus(app, 'POST', '/api/v1/transactions', 201, {
     account_id: acct.id,
     amount: '2',
     date: '2024-01-02',
   })
-  await ok(app, 'PUT', `/api/v1/transactions/${tx2.id}/labels`, 200, { labels: { c: 'd' } })
-  await ok(app, 'PUT', `/api/v1/transactions/${tx1.id}`, 200, { amount: '1.5' })
+  await expectStatus(app, 'PUT', `/api/v1/transactions/${tx2.id}/labels`, 200, {
+    labels: { c: 'd' },
+  })
+  await expectStatus(app, 'PUT', `/api/v1/transactions/${tx1.id}`, 200, { amount: '1.5' })
   // ...and last one that every transaction stream matches: once a stream has it,
   // any event it should have left out would already have arrived before it.
-  const tx3 = await ok(app, 'POST', '/api/v1/transactions', 201, {
+  const tx3 = await expectStatus(app, 'POST', '/api/v1/transactions', 201, {
     account_id: acct.id,
     amount: '3',
     date: '2024-01-03',
@@ -314,7 +325,10 @@ test('type and entity_type filters apply to the replay and to live events', asyn
   assert.deepEqual(ofTransactions.frames, framesOf(expectTransactions))
 
   // The account stream: a final account event plays the same role.
-  const acct2 = await ok(app, 'POST', '/api/v1/accounts', 201, { name: 'B', currency: 'eur' })
+  const acct2 = await expectStatus(app, 'POST', '/api/v1/accounts', 201, {
+    name: 'B',
+    currency: 'eur',
+  })
   await ofAccounts.until('acct2', () => ofAccounts.frames.at(-1)?.data.entity_id === acct2.id)
   const accountLog = (await eventsAfter(app, 0)).filter((e) => e.entity_type === 'account')
   assert.deepEqual(accountLog.slice(0, -1), expectAccounts)

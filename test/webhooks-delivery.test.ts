@@ -2,6 +2,7 @@
 // receivers on 127.0.0.1, the real service, events made through HTTP and through
 // the sync engine's ingest path.
 import assert from 'node:assert/strict'
+import { expectStatus } from './helpers/http.js'
 import { rmSync } from 'node:fs'
 import { test, type TestContext } from 'node:test'
 import { dropSchema, POSTGRES_DSN, startTestApp, type TestAppHandle } from './helpers/app.js'
@@ -24,22 +25,9 @@ async function start(
   })
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any
-
-async function call(
-  app: TestAppHandle,
-  method: string,
-  path: string,
-  status: number,
-  body?: unknown,
-): Promise<Json> {
-  const res = await app.request(method, path, {
-    token: TOKEN,
-    ...(body === undefined ? {} : { body }),
-  })
-  assert.equal(res.status, status, `${method} ${path}: ${res.text}`)
-  return res.body
+/** Every request of this file carries the dashboard token. */
+function call(app: TestAppHandle, method: string, path: string, status: number, body?: unknown) {
+  return expectStatus(app, method, path, status, body, { token: TOKEN })
 }
 
 async function subscribe(app: TestAppHandle, url: string, eventTypes: string[]) {

@@ -1,6 +1,7 @@
 // The webhook registry over HTTP (SPEC 2.8, 4.4, 4.8; CONTRACT 6): shapes, the
 // admin tier, input checks, test deliveries, signatures and secret rotation.
 import assert from 'node:assert/strict'
+import { expectStatus } from './helpers/http.js'
 import { test, type TestContext } from 'node:test'
 import { startTestApp, type TestAppHandle } from './helpers/app.js'
 import { signatureValid, startReceiver, type Answer, type Delivery } from './fakes/receiver.js'
@@ -14,22 +15,9 @@ async function start(t: TestContext, env: Record<string, string> = {}) {
   return startTestApp(t, { env: { SERVICE_DASHBOARD_TOKEN: TOKEN, ...env } })
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any
-
-async function call(
-  app: TestAppHandle,
-  method: string,
-  path: string,
-  status: number,
-  body?: unknown,
-): Promise<Json> {
-  const res = await app.request(method, path, {
-    token: TOKEN,
-    ...(body === undefined ? {} : { body }),
-  })
-  assert.equal(res.status, status, `${method} ${path}: ${res.text}`)
-  return res.body
+/** Every request of this file carries the dashboard token. */
+function call(app: TestAppHandle, method: string, path: string, status: number, body?: unknown) {
+  return expectStatus(app, method, path, status, body, { token: TOKEN })
 }
 
 function assertProblem(res: { status: number; headers: Headers; body: unknown }, status: number) {
