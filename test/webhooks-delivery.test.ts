@@ -251,18 +251,25 @@ test('a restart in the middle of a burst delivers every matching event at least 
     if (first?.schema) await dropSchema(first.schema)
     if (first) rmSync(first.dir, { recursive: true, force: true })
   })
-  // Slow enough that the burst is still being delivered when the service stops.
-  const receiver = await startReceiver(t, async () => {
-    await new Promise((resolve) => setTimeout(resolve, 40))
-    return 200
-  })
-  first = await start(null)
+  // The first 20 deliveries are answered at once and later ones hang, so the
+  // stop surely comes mid-burst; the service's clock moves by hand, so the
+  // shutdown grace for the hanging attempts ends when the test says.
+  let holding = true
+  const receiver = await startReceiver(t, (_d, index) => (holding && index >= 20 ? 'hang' : 200))
+  const clock = new ManualClock(Date.now())
+  first = await start(null, {}, undefined, clock)
   const hook = await subscribe(first, receiver.url, ['transaction.created'])
   await ingest(first, csvBatch(transactions(150)))
-  await receiver.waitFor('part of the burst', (d) => d.length >= 20)
-  await first.stop()
+  // 20 answered, and the 8 workers each holding one that hangs.
+  await receiver.waitFor('part of the burst', (d) => d.length === 28)
+  const stopping = first.stop()
+  await clock.untilTimer()
+  assert.deepEqual(clock.pending(), [5_000], 'stop waits 5 s for attempts in flight')
+  clock.advance(5_000)
+  await stopping
+  holding = false
   const beforeRestart = receiver.deliveries.length
-  assert.ok(beforeRestart < 150, `the stop came mid-burst (${beforeRestart} delivered)`)
+  assert.equal(beforeRestart, 28, 'nothing new is attempted once the stop began')
 
   second = await start(null, {}, first)
   const wanted = (await allEvents(second)).filter((e) => e.type === 'transaction.created')
