@@ -12,7 +12,9 @@ test('pages come in order, at most `pages` ahead of the consumer', async () => {
   }
   const seen: Array<[number, number]> = []
   for await (const page of readAhead(source(), 2)) {
-    await new Promise((resolve) => setTimeout(resolve, 5))
+    // Yield to the event loop once: every pending step of the source runs first,
+    // so how far it read ahead does not depend on timing.
+    await new Promise((resolve) => setImmediate(resolve))
     seen.push([page, produced])
   }
   assert.deepEqual(
