@@ -640,7 +640,7 @@ test('the credential routes: the alias is the same route (tier, schema, answer);
 
 /** Plays the scheduler's tick (which would otherwise wait sync.interval) and waits for the run. */
 async function scheduledSync(app: TestAppHandle): Promise<Json> {
-  const started = await app.ctx.sync.engine.trigger({
+  const started = await app.sync.engine.trigger({
     trigger: 'schedule',
     source: null,
   })
