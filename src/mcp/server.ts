@@ -35,7 +35,7 @@ const COMPILED = new Map<string, CompiledTool>(
 )
 
 /** Text content always; structured content when the body is a JSON object (MCP requires one). */
-function toolResult(body: unknown, isError = false): CallToolResult {
+export function toolResult(body: unknown, isError = false): CallToolResult {
   const structured =
     typeof body === 'object' && body !== null && !Array.isArray(body)
       ? { structuredContent: body as Record<string, unknown> }

@@ -8,6 +8,7 @@ import { commandLogger } from '../log.js'
 import { SearchIndexer } from '../search/indexer.js'
 import { SyncService } from '../sync/index.js'
 import { buildMcpServer } from './server.js'
+import { guardStdin } from './stdin-guard.js'
 
 /** Serves until the client closes stdin (or a signal arrives), then shuts down. */
 export async function runMcpStdio(loaded: LoadResult): Promise<void> {
@@ -20,7 +21,10 @@ export async function runMcpStdio(loaded: LoadResult): Promise<void> {
   // A long-lived process keeps the search index current, as `coffer serve` does.
   const searchIndexer = new SearchIndexer(ctx)
   searchIndexer.start()
-  const transport = new StdioServerTransport()
+  // Lines pass the exact-number guard of HTTP bodies before the SDK parses them.
+  const transport: StdioServerTransport = new StdioServerTransport(
+    guardStdin(process.stdin, (message) => transport.send(message), logger),
+  )
   await server.connect(transport)
   logger.info('serving MCP on stdio')
 
