@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-// The `coffer` program (CONTRACT 1): serve, sync, mcp, migrate, token.
+// The `coffer` program (CONTRACT 1): serve, sync, mcp, migrate, token. The
+// program's entry, so it sits beside the composition root (app.ts, for serve);
+// sync and mcp open their own context (context.ts) without the HTTP stack.
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { openServiceContext, startApp, StartupError } from './app.js'
+import { startApp, StartupError } from './app.js'
 import { generateDashboardToken } from './auth/dashboard-token.js'
 import { ConfigError, defaultConfigPath, loadConfig, type LoadResult } from './config/index.js'
+import { openServiceContext } from './context.js'
 import { commandLogger, createLogger } from './log.js'
 
 const HELP = `coffer — a self-hosted financial ledger
