@@ -8,8 +8,6 @@ import { isStarted, type Source } from '../sources/source.js'
 import type { SyncEngine } from './engine.js'
 import { lastRunOf } from './runs.js'
 
-export type { SourceEntry, SourceList } from '../schemas/sources.js'
-
 export async function sourceEntry(
   ctx: ServiceContext,
   engine: SyncEngine,

@@ -17,15 +17,7 @@ import {
 } from '../schemas/webhooks.js'
 import type { WebhookRow } from './tables.js'
 
-export { WEBHOOK_EVENT_TYPES_MAX, WEBHOOK_URL_MAX_CHARS } from '../schemas/webhooks.js'
 export const ALL_EVENT_TYPES = '*'
-
-export type {
-  CreateWebhookInput,
-  UpdateWebhookInput,
-  WebhookJson,
-  WebhookWithSecret,
-} from '../schemas/webhooks.js'
 
 /** The one serializer of a webhook row; it never carries the secret. */
 export function toWebhookJson(row: WebhookRow): WebhookJson {

@@ -12,8 +12,6 @@ import { findWebhookRow } from './registry.js'
 
 export const TEST_EVENT_TYPE = 'webhook.test'
 
-export type { TestDelivery as TestDeliveryJson } from '../schemas/webhooks.js'
-
 export async function sendTestDelivery(ctx: ServiceContext, id: string): Promise<TestDeliveryJson> {
   const row = await findWebhookRow(ctx.db.kysely, id)
   // Shaped like a log event so receivers parse it with the same code; sequence 0
