@@ -42,6 +42,7 @@ export const TokenBody = Type.Optional(
 )
 
 export const StoredToken = Type.Object({ token: Type.String(), source: Type.Literal('stored') })
+export type StoredToken = Static<typeof StoredToken>
 
 const tags = ['security']
 
