@@ -1,12 +1,12 @@
 // The composition root: builds every part from the configuration in order
 // (logger, metrics, database, bus, ledger, auth, HTTP) and stops them in reverse.
-// The CLI and the integration tests start the service through this same file.
-// openServiceContext lives in context.ts, so `coffer sync` and `coffer mcp` open
-// the same context without importing this file; it is re-exported for tests.
+// The CLI and the integration tests start the service through this same file;
+// cli.ts hands openServiceContext to `coffer sync` and `coffer mcp`, so every
+// process gets the same context without the doors importing this file.
 import type { Logger } from 'pino'
 import { Auth } from './auth/index.js'
 import { isLoopbackAddr, splitHostPort, type Config } from './config/index.js'
-import { openServiceContext, type ServiceContext } from './context.js'
+import { openContext, type OpenOptions, type ServiceContext } from './context.js'
 import { EventRetention } from './events/retention.js'
 import type { App } from './http/types.js'
 import type { Clock } from './ledger/time.js'
@@ -14,7 +14,18 @@ import { SearchIndexer } from './search/indexer.js'
 import { SyncService } from './sync/index.js'
 import { WebhookDelivery } from './webhooks/index.js'
 
-export { openServiceContext }
+/**
+ * The context of every command (serve here; sync, mcp and migrate through cli.ts;
+ * the tests): context.ts opens it, and what sits above the ledger joins it here,
+ * such as the ledger's insert steps, so that every process writes alike.
+ */
+export async function openServiceContext(
+  config: Config,
+  options: OpenOptions = {},
+): Promise<ServiceContext> {
+  const ctx = await openContext(config, options)
+  return ctx
+}
 
 export class StartupError extends Error {
   override name = 'StartupError'

@@ -2,7 +2,9 @@
 // Passing it explicitly (instead of module state) lets tests fix the clock and
 // lets REST, MCP and the CLI call the same functions. It holds only what layers
 // up to the ledger provide; the sync service sits above it and is handed to the
-// doors that trigger syncs beside the context (app.ts, `coffer sync`, `coffer mcp`).
+// doors that trigger syncs beside the context. Every command opens it through
+// app.ts's openServiceContext (openContext plus what sits above the ledger), which
+// cli.ts hands to `coffer sync` and `coffer mcp`.
 import type { Logger } from 'pino'
 import type { Config } from './config/index.js'
 import { openDatabase, type Db } from './db/connect.js'
@@ -37,8 +39,11 @@ export interface OpenOptions {
   logger?: Logger | undefined
 }
 
-/** Opens the database, applies migrations and starts publishing events (every command). */
-export async function openServiceContext(
+/** How a command opens its context (app.ts openServiceContext, passed in by cli.ts). */
+export type OpenContext = (config: Config, options?: OpenOptions) => Promise<ServiceContext>
+
+/** Opens the database, applies migrations and starts publishing events. */
+export async function openContext(
   config: Config,
   options: OpenOptions = {},
 ): Promise<ServiceContext> {

@@ -3,18 +3,21 @@
 // is not started (a running `coffer serve` owns it); sync tools still run syncs.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { LoadResult } from '../config/index.js'
-import { openServiceContext } from '../context.js'
+import type { OpenContext } from '../context.js'
 import { commandLogger } from '../log.js'
 import { SearchIndexer } from '../search/indexer.js'
 import { SyncService } from '../sync/index.js'
 import { buildMcpServer } from './server.js'
 import { guardStdin } from './stdin-guard.js'
 
-/** Serves until the client closes stdin (or a signal arrives), then shuts down. */
-export async function runMcpStdio(loaded: LoadResult): Promise<void> {
+/**
+ * Serves until the client closes stdin (or a signal arrives), then shuts down.
+ * `open` is app.ts's openServiceContext (cli.ts passes it).
+ */
+export async function runMcpStdio(loaded: LoadResult, open: OpenContext): Promise<void> {
   const { config } = loaded
   const logger = commandLogger(loaded, process.stderr)
-  const ctx = await openServiceContext(config, { logger })
+  const ctx = await open(config, { logger })
   // Not started: the schedule belongs to `coffer serve`; the sync tools still run syncs.
   const sync = new SyncService(ctx)
   const server = buildMcpServer({ ctx, sync })
