@@ -7,7 +7,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { problem, sendProblem } from '../http/problem.js'
 import { route, type Handler, type Route } from '../http/route.js'
-import { McpRoutes as S } from '../schemas/system.js'
+import { McpRoutes as S } from '../schemas/mcp.js'
 import { buildMcpServer } from './server.js'
 
 const post: Handler<typeof S.post> = async ({ ctx, sync }, req, reply) => {

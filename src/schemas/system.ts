@@ -1,7 +1,6 @@
-// Open routes (SPEC 4.1), the effective configuration (SPEC 4.2) and the MCP
-// endpoint (SPEC 4.7): each route's schema.
+// Open routes (SPEC 4.1) and the effective configuration (SPEC 4.2): each route's schema.
 import Type from 'typebox'
-import { ErrorResponses, Problem } from './common.js'
+import { ErrorResponses } from './common.js'
 
 const tags = ['system']
 
@@ -30,22 +29,4 @@ export const SystemRoutes = {
   },
   /** The document itself is left out of the document. */
   openapi: { hide: true },
-}
-
-export const McpRoutes = {
-  post: {
-    tags: ['mcp'],
-    summary: 'MCP over stateless Streamable HTTP (dashboard token only)',
-    description: 'One JSON-RPC message per POST; see docs/mcp.md.',
-    response: {
-      200: Type.Unknown({ description: 'The JSON-RPC response' }),
-      202: Type.Null({ description: 'A notification was accepted' }),
-      ...ErrorResponses,
-    },
-  },
-  notOffered: {
-    tags: ['mcp'],
-    summary: 'Not offered: the MCP endpoint is stateless',
-    response: { 405: Problem, ...ErrorResponses },
-  },
 }
