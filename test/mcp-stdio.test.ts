@@ -58,6 +58,33 @@ async function sandbox(t: TestContext): Promise<Box> {
   return { dir, schema, env }
 }
 
+/** `coffer mcp` spawned raw (no SDK client): what it writes, and how it ended. */
+function spawnMcp(t: TestContext, box: Box, env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import', TSX, CLI, 'mcp'], {
+    cwd: box.dir,
+    env: { ...box.env, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  t.after(() => {
+    if (child.exitCode === null) child.kill()
+  })
+  const out = { stdout: '', stderr: '' }
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out.stdout += chunk))
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (out.stderr += chunk))
+  return {
+    child,
+    out,
+    /** Closes stdin and waits for the exit code. */
+    end(): Promise<number | null> {
+      child.stdin.end()
+      return new Promise((resolve) => {
+        if (child.exitCode !== null) resolve(child.exitCode)
+        else child.once('exit', (c) => resolve(c))
+      })
+    },
+  }
+}
+
 function textOf(result: CallToolResult): unknown {
   return JSON.parse((result.content[0] as { text: string }).text)
 }
@@ -149,18 +176,8 @@ test('the SDK client drives coffer mcp over stdio; results equal REST afterwards
 
 test('every stdout line of coffer mcp parses as a JSON-RPC message', async (t) => {
   const box = await sandbox(t)
-  const child = spawn(process.execPath, ['--import', TSX, CLI, 'mcp'], {
-    cwd: box.dir,
-    env: { ...box.env, SERVICE_LOG_LEVEL: 'debug' },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  })
-  t.after(() => {
-    if (child.exitCode === null) child.kill()
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  const mcp = spawnMcp(t, box, { SERVICE_LOG_LEVEL: 'debug' })
+  const { child, out } = mcp
   const send = (message: object) => child.stdin.write(JSON.stringify(message) + '\n')
   send({
     jsonrpc: '2.0',
@@ -196,17 +213,12 @@ test('every stdout line of coffer mcp parses as a JSON-RPC message', async (t) =
   })
 
   const deadline = Date.now() + DEADLINE_MS
-  while (Date.now() < deadline && stdout.split('\n').filter(Boolean).length < 5) {
+  while (Date.now() < deadline && out.stdout.split('\n').filter(Boolean).length < 5) {
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
-  child.stdin.end()
-  const code = await new Promise<number | null>((resolve) => {
-    if (child.exitCode !== null) resolve(child.exitCode)
-    else child.once('exit', (c) => resolve(c))
-  })
-  assert.equal(code, 0, stderr)
-  const lines = stdout.split('\n').filter(Boolean)
-  assert.equal(lines.length, 5, stdout)
+  assert.equal(await mcp.end(), 0, out.stderr)
+  const lines = out.stdout.split('\n').filter(Boolean)
+  assert.equal(lines.length, 5, out.stdout)
   const messages = lines.map((line) => JSON.parse(line) as { jsonrpc: string; id: number })
   for (const message of messages) assert.equal(message.jsonrpc, '2.0')
   // Calls are answered concurrently, so in any order.
@@ -224,31 +236,23 @@ test('every stdout line of coffer mcp parses as a JSON-RPC message', async (t) =
   assert.deepEqual(nul.result.structuredContent.errors, [
     { field: 'id', message: 'must not contain the NUL character (U+0000)' },
   ])
-  assert.ok(stderr.length > 0, 'the logs went somewhere other than stderr')
+  assert.ok(out.stderr.length > 0, 'the logs went somewhere other than stderr')
 })
 
 test('over stdio, a number a double cannot hold exactly is refused as over HTTP, never rounded', async (t) => {
   const box = await sandbox(t)
-  const child = spawn(process.execPath, ['--import', TSX, CLI, 'mcp'], {
-    cwd: box.dir,
-    env: box.env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  })
-  t.after(() => {
-    if (child.exitCode === null) child.kill()
-  })
-  let stderr = ''
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  const mcp = spawnMcp(t, box)
+  const { child, out } = mcp
   const answers = new Map<number, (message: Json) => void>()
-  let buffered = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk
-    let newline = buffered.indexOf('\n')
+  let read = 0
+  // After spawnMcp's own listener, so out.stdout already holds the chunk.
+  child.stdout.on('data', () => {
+    let newline = out.stdout.indexOf('\n', read)
     while (newline !== -1) {
-      const message = JSON.parse(buffered.slice(0, newline))
-      buffered = buffered.slice(newline + 1)
+      const message = JSON.parse(out.stdout.slice(read, newline))
+      read = newline + 1
       answers.get(message.id as number)?.(message)
-      newline = buffered.indexOf('\n')
+      newline = out.stdout.indexOf('\n', read)
     }
   })
   let nextId = 1
@@ -257,7 +261,7 @@ test('over stdio, a number a double cannot hold exactly is refused as over HTTP,
     const id = nextId++
     const answered = new Promise<Json>((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`no answer to ${method}: ${stderr}`)),
+        () => reject(new Error(`no answer to ${method}: ${out.stderr}`)),
         DEADLINE_MS,
       )
       answers.set(id, (message) => {
@@ -319,12 +323,7 @@ test('over stdio, a number a double cannot hold exactly is refused as over HTTP,
   const events = await call('list_events', `{"entity_id":"${txId}","type":"extension.set"}`)
   assert.equal(events.result.structuredContent.events.length, 1)
 
-  child.stdin.end()
-  const code = await new Promise<number | null>((resolve) => {
-    if (child.exitCode !== null) resolve(child.exitCode)
-    else child.once('exit', (c) => resolve(c))
-  })
-  assert.equal(code, 0, stderr)
+  assert.equal(await mcp.end(), 0, out.stderr)
 
   // REST refuses the same body with the same problem.
   const app = await startTestApp(t, { reuse: { dir: box.dir, schema: box.schema } })
