@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
-import { openServiceContext } from '../src/app.js'
 import { loadConfig } from '../src/config/index.js'
+import { openServiceContext } from '../src/app.js'
 import type { ServiceContext } from '../src/context.js'
 import type { IngestTransaction } from '../src/ledger/ingest.js'
 import { createLogger } from '../src/log.js'
@@ -22,6 +22,7 @@ import { accountNameOf } from '../src/sources/ethereum/addresses.js'
 import { ETHEREUM_ORGANIZATION } from '../src/sources/ethereum/index.js'
 import { accountIdOf, ledgerRowOf } from '../src/sources/ethereum/ledger-row.js'
 import { RateLimiter } from '../src/sources/ethereum/rate-limit.js'
+import { SyncService } from '../src/sync/index.js'
 import { mergeBatch } from '../src/sync/merge-batch.js'
 import { zeroCounts } from '../src/sync/runs.js'
 import { hashOf, startFakeExplorer, type FakeTx } from '../test/fakes/explorer.js'
@@ -177,7 +178,7 @@ async function persistOnly(explorer: Explorer, pages: IngestTransaction[][]): Pr
 
 async function syncEndToEnd(explorer: Explorer) {
   return withContext(explorer, async (ctx) => {
-    const { engine } = ctx.sync
+    const { engine } = new SyncService(ctx)
     const sync = () =>
       timed(async () => {
         const run = await (await engine.trigger({ trigger: 'cli', source: 'ethereum' })).done

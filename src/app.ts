@@ -1,25 +1,31 @@
 // The composition root: builds every part from the configuration in order
 // (logger, metrics, database, bus, ledger, auth, HTTP) and stops them in reverse.
-// The CLI and the integration tests start the service through this same file.
+// The CLI and the integration tests start the service through this same file;
+// cli.ts hands openServiceContext to `coffer sync` and `coffer mcp`, so every
+// process gets the same context without the doors importing this file.
 import type { Logger } from 'pino'
 import { Auth } from './auth/index.js'
 import { isLoopbackAddr, splitHostPort, type Config } from './config/index.js'
-import type { ServiceContext } from './context.js'
-import { openDatabase } from './db/connect.js'
-import { migrateToLatest } from './db/migrate.js'
-import { EventBus } from './events/bus.js'
-import { LogTail } from './events/publisher.js'
+import { openContext, type OpenOptions, type ServiceContext } from './context.js'
 import { EventRetention } from './events/retention.js'
 import type { App } from './http/types.js'
-import { Ledger } from './ledger/mutate.js'
-import { systemClock, type Clock } from './ledger/time.js'
-import { createLogger } from './log.js'
-import { createMetrics } from './metrics.js'
+import type { Clock } from './ledger/time.js'
 import { SearchIndexer } from './search/indexer.js'
-import { openSecretStore } from './secrets/store.js'
-import { Signals } from './signals.js'
 import { SyncService } from './sync/index.js'
 import { WebhookDelivery } from './webhooks/index.js'
+
+/**
+ * The context of every command (serve here; sync, mcp and migrate through cli.ts;
+ * the tests): context.ts opens it, and what sits above the ledger joins it here,
+ * such as the ledger's insert steps, so that every process writes alike.
+ */
+export async function openServiceContext(
+  config: Config,
+  options: OpenOptions = {},
+): Promise<ServiceContext> {
+  const ctx = await openContext(config, options)
+  return ctx
+}
 
 export class StartupError extends Error {
   override name = 'StartupError'
@@ -37,6 +43,8 @@ export interface RunningApp {
   /** Where the HTTP server listens, e.g. http://127.0.0.1:41234 */
   url: string
   ctx: ServiceContext
+  /** The sync engine and its schedule (beside the context: doors that trigger syncs get it). */
+  sync: SyncService
   auth: Auth
   http: App
   /** Webhook delivery (tests wait on it with whenSettled). */
@@ -44,59 +52,11 @@ export interface RunningApp {
   close(): Promise<void>
 }
 
-/** Opens the database and applies migrations (coffer migrate, and the start of serve). */
-export async function openServiceContext(
-  config: Config,
-  options: { clock?: Clock; logger?: Logger } = {},
-): Promise<ServiceContext> {
-  const log = options.logger ?? createLogger({ level: config.log.level, format: config.log.format })
-  const metrics = createMetrics()
-  const db = openDatabase(config.database)
-  try {
-    await migrateToLatest(db)
-  } catch (error) {
-    await db.close()
-    throw error
-  }
-  const bus = new EventBus(() => metrics.eventsDropped.inc())
-  const clock = options.clock ?? systemClock
-  const onPublish = (count: number) => metrics.eventsPublished.inc(count)
-  const publisher = new LogTail({ db, dsn: config.database.dsn, bus, log, onPublish })
-  try {
-    await publisher.start()
-  } catch (error) {
-    await db.close()
-    throw error
-  }
-  const ledger = new Ledger({ db, publisher, clock, eventsEnabled: () => config.events.enabled })
-  const ctx: Omit<ServiceContext, 'sync'> & { sync?: SyncService } = {
-    config,
-    db,
-    bus,
-    ledger,
-    clock,
-    log,
-    metrics,
-    secrets: openSecretStore(config, db, clock),
-    signals: new Signals(),
-    async close() {
-      // Waits for a sync of this process to finish its run record.
-      await sync.stop()
-      await publisher.stop()
-      bus.closeAll()
-      await db.close()
-    },
-  }
-  // The sync service holds the context it belongs to; it reads nothing from it yet.
-  const sync = new SyncService(ctx as ServiceContext)
-  ctx.sync = sync
-  return ctx as ServiceContext
-}
-
 export async function startApp(options: StartOptions): Promise<RunningApp> {
   const { config } = options
   const ctx = await openServiceContext(config, options)
   const { log } = ctx
+  const sync = new SyncService(ctx)
   try {
     const auth = new Auth(ctx)
     await auth.load()
@@ -115,7 +75,8 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     // Loaded here, not at the top: `coffer sync` and `coffer mcp` open the same
     // service without the HTTP stack, and start faster and smaller for it.
     const { buildHttpServer } = await import('./http/server.js')
-    const { app } = await buildHttpServer(ctx, auth)
+    const { MCP_ROUTES } = await import('./mcp/http.js')
+    const { app } = await buildHttpServer({ ctx, auth, sync }, config.mcp.enabled ? MCP_ROUTES : [])
     const { host, port } = splitHostPort(config.server.addr)
     await app.listen({ host, port })
     const address = app.server.address()
@@ -129,7 +90,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     try {
       await webhooks.start()
       // Marks runs of a dead process as interrupted, then starts the schedule.
-      await ctx.sync.start()
+      await sync.start()
     } catch (error) {
       await app.close()
       await webhooks.stop()
@@ -144,6 +105,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     return {
       url,
       ctx,
+      sync,
       auth,
       http: app,
       webhooks,
@@ -152,7 +114,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
         closed = true
         await app.close()
         // Waits for a sync of this process to finish its run record.
-        await ctx.sync.stop()
+        await sync.stop()
         // Before the context closes: in-flight deliveries and the cursor need the database.
         await webhooks.stop()
         await retention.stop()
@@ -161,6 +123,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
       },
     }
   } catch (error) {
+    await sync.stop()
     await ctx.close()
     throw error
   }

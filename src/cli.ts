@@ -1,5 +1,8 @@
 #!/usr/bin/env node
-// The `coffer` program (CONTRACT 1): serve, sync, mcp, migrate, token.
+// The `coffer` program (CONTRACT 1): serve, sync, mcp, migrate, token. The
+// program's entry, so it sits on top with the composition root (app.ts): it hands
+// app.ts's openServiceContext to `coffer sync` and `coffer mcp`, which load
+// without the HTTP stack.
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { openServiceContext, startApp, StartupError } from './app.js'
@@ -101,11 +104,11 @@ async function main(argv: string[]): Promise<number> {
     // Each command loads only what it runs (a sync has no use for the HTTP stack).
     case 'sync': {
       const { runSyncCommand } = await import('./sync/cli.js')
-      return runSyncCommand(readConfig(values.config))
+      return runSyncCommand(readConfig(values.config), openServiceContext)
     }
     case 'mcp': {
       const { runMcpStdio } = await import('./mcp/stdio.js')
-      await runMcpStdio(readConfig(values.config))
+      await runMcpStdio(readConfig(values.config), openServiceContext)
       return 0
     }
     default:

@@ -1,16 +1,22 @@
-// What every service function receives first: the handles app.ts builds once.
+// What every service function receives first: the handles built once per process.
 // Passing it explicitly (instead of module state) lets tests fix the clock and
-// lets REST, MCP and the CLI call the same functions.
+// lets REST, MCP and the CLI call the same functions. It holds only what layers
+// up to the ledger provide; the sync service sits above it and is handed to the
+// doors that trigger syncs beside the context. Every command opens it through
+// app.ts's openServiceContext (openContext plus what sits above the ledger), which
+// cli.ts hands to `coffer sync` and `coffer mcp`.
 import type { Logger } from 'pino'
 import type { Config } from './config/index.js'
-import type { Db } from './db/connect.js'
-import type { EventBus } from './events/bus.js'
-import type { Ledger } from './ledger/mutate.js'
-import type { Clock } from './ledger/time.js'
-import type { Metrics } from './metrics.js'
-import type { SecretStore } from './secrets/store.js'
-import type { SyncService } from './sync/index.js'
-import type { Signals } from './signals.js'
+import { openDatabase, type Db } from './db/connect.js'
+import { migrateToLatest } from './db/migrate.js'
+import { EventBus } from './events/bus.js'
+import { LogTail } from './events/publisher.js'
+import { Ledger } from './ledger/mutate.js'
+import { systemClock, type Clock } from './ledger/time.js'
+import { createLogger } from './log.js'
+import { createMetrics, type Metrics } from './metrics.js'
+import { openSecretStore, type SecretStore } from './secrets/store.js'
+import { Signals } from './signals.js'
 
 export interface ServiceContext {
   config: Config
@@ -22,10 +28,59 @@ export interface ServiceContext {
   metrics: Metrics
   /** Third-party credentials (the drive refresh token, the SimpleFIN access URL). */
   secrets: SecretStore
-  /** The sync engine and its schedule (started by `coffer serve`, driven by every door). */
-  sync: SyncService
   /** In-process notices between parts, such as "the webhook registry changed". */
   signals: Signals
-  /** Stops syncing and event publishing, and closes the database. */
+  /** Stops event publishing and closes the database (stop a sync service first). */
   close(): Promise<void>
+}
+
+export interface OpenOptions {
+  clock?: Clock | undefined
+  logger?: Logger | undefined
+}
+
+/** How a command opens its context (app.ts openServiceContext, passed in by cli.ts). */
+export type OpenContext = (config: Config, options?: OpenOptions) => Promise<ServiceContext>
+
+/** Opens the database, applies migrations and starts publishing events. */
+export async function openContext(
+  config: Config,
+  options: OpenOptions = {},
+): Promise<ServiceContext> {
+  const log = options.logger ?? createLogger({ level: config.log.level, format: config.log.format })
+  const metrics = createMetrics()
+  const db = openDatabase(config.database)
+  try {
+    await migrateToLatest(db)
+  } catch (error) {
+    await db.close()
+    throw error
+  }
+  const bus = new EventBus(() => metrics.eventsDropped.inc())
+  const clock = options.clock ?? systemClock
+  const onPublish = (count: number) => metrics.eventsPublished.inc(count)
+  const publisher = new LogTail({ db, dsn: config.database.dsn, bus, log, onPublish })
+  try {
+    await publisher.start()
+  } catch (error) {
+    await db.close()
+    throw error
+  }
+  const ledger = new Ledger({ db, publisher, clock, eventsEnabled: () => config.events.enabled })
+  return {
+    config,
+    db,
+    bus,
+    ledger,
+    clock,
+    log,
+    metrics,
+    secrets: openSecretStore(config, db, clock),
+    signals: new Signals(),
+    async close() {
+      await publisher.stop()
+      bus.closeAll()
+      await db.close()
+    },
+  }
 }

@@ -25,6 +25,8 @@ import { expectStatus } from './helpers/http.js'
 import { StepClock, T0 } from './helpers/ledger.js'
 import { eventsAfter, headSequence, syncNow, type Json } from './sync-helpers.js'
 
+const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url))
+
 const ADMIN = 'dashboard-token-aggregator-tests'
 const DAY = 86_400
 /** T0 in unix seconds: the "now" of every test here. */
@@ -634,7 +636,7 @@ test('the credential routes: the alias is the same route (tier, schema, answer);
 
 /** Plays the scheduler's tick (which would otherwise wait sync.interval) and waits for the run. */
 async function scheduledSync(app: TestAppHandle): Promise<Json> {
-  const started = await app.ctx.sync.engine.trigger({
+  const started = await app.sync.engine.trigger({
     trigger: 'schedule',
     source: null,
   })
@@ -769,8 +771,9 @@ test('coffer sync fetches from the bridge and prints the source in its summary, 
   }
   // Asynchronous: the fake bridge answers from this process while the CLI runs.
   const run = () =>
-    promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'sync'], {
-      cwd: fileURLToPath(new URL('..', import.meta.url)),
+    // From the temp directory, never the checkout (a coffer.toml there must not count).
+    promisify(execFile)(process.execPath, ['--import', import.meta.resolve('tsx'), CLI, 'sync'], {
+      cwd: dir,
       env,
       encoding: 'utf8',
       timeout: 180_000,

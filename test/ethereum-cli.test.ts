@@ -34,9 +34,10 @@ async function cofferSync(t: TestContext, env: Record<string, string>) {
     try {
       const { stdout, stderr } = await promisify(execFile)(
         process.execPath,
-        ['--import', 'tsx', 'src/cli.ts', 'sync'],
-        // Generous: tsx compiles the CLI on a possibly busy machine.
-        { cwd: ROOT, env: base, encoding: 'utf8', timeout: 180_000 },
+        ['--import', import.meta.resolve('tsx'), join(ROOT, 'src', 'cli.ts'), 'sync'],
+        // Generous: tsx compiles the CLI on a possibly busy machine. From the temp
+        // directory, never the checkout (a coffer.toml there must not count).
+        { cwd: dir, env: base, encoding: 'utf8', timeout: 180_000 },
       )
       return { code: 0, stdout, stderr }
     } catch (error) {

@@ -20,7 +20,15 @@ import {
 } from './helpers/app.js'
 import { TOOLS } from '../src/mcp/tools.js'
 
+// Raw JSON-RPC answers are read field by field.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any
+
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
+// Run from the sandbox, never the checkout: a coffer.toml left there by a user
+// must not change what the test sees.
+const TSX = import.meta.resolve('tsx')
+const CLI = join(ROOT, 'src', 'cli.ts')
 const DEADLINE_MS = 30_000
 
 interface Box {
@@ -50,6 +58,33 @@ async function sandbox(t: TestContext): Promise<Box> {
   return { dir, schema, env }
 }
 
+/** `coffer mcp` spawned raw (no SDK client): what it writes, and how it ended. */
+function spawnMcp(t: TestContext, box: Box, env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import', TSX, CLI, 'mcp'], {
+    cwd: box.dir,
+    env: { ...box.env, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  t.after(() => {
+    if (child.exitCode === null) child.kill()
+  })
+  const out = { stdout: '', stderr: '' }
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out.stdout += chunk))
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (out.stderr += chunk))
+  return {
+    child,
+    out,
+    /** Closes stdin and waits for the exit code. */
+    end(): Promise<number | null> {
+      child.stdin.end()
+      return new Promise((resolve) => {
+        if (child.exitCode !== null) resolve(child.exitCode)
+        else child.once('exit', (c) => resolve(c))
+      })
+    },
+  }
+}
+
 function textOf(result: CallToolResult): unknown {
   return JSON.parse((result.content[0] as { text: string }).text)
 }
@@ -58,8 +93,8 @@ test('the SDK client drives coffer mcp over stdio; results equal REST afterwards
   const box = await sandbox(t)
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', 'src/cli.ts', 'mcp'],
-    cwd: ROOT,
+    args: ['--import', TSX, CLI, 'mcp'],
+    cwd: box.dir,
     env: box.env,
     stderr: 'pipe',
   })
@@ -141,18 +176,8 @@ test('the SDK client drives coffer mcp over stdio; results equal REST afterwards
 
 test('every stdout line of coffer mcp parses as a JSON-RPC message', async (t) => {
   const box = await sandbox(t)
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'mcp'], {
-    cwd: ROOT,
-    env: { ...box.env, SERVICE_LOG_LEVEL: 'debug' },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  })
-  t.after(() => {
-    if (child.exitCode === null) child.kill()
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  const mcp = spawnMcp(t, box, { SERVICE_LOG_LEVEL: 'debug' })
+  const { child, out } = mcp
   const send = (message: object) => child.stdin.write(JSON.stringify(message) + '\n')
   send({
     jsonrpc: '2.0',
@@ -188,17 +213,12 @@ test('every stdout line of coffer mcp parses as a JSON-RPC message', async (t) =
   })
 
   const deadline = Date.now() + DEADLINE_MS
-  while (Date.now() < deadline && stdout.split('\n').filter(Boolean).length < 5) {
+  while (Date.now() < deadline && out.stdout.split('\n').filter(Boolean).length < 5) {
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
-  child.stdin.end()
-  const code = await new Promise<number | null>((resolve) => {
-    if (child.exitCode !== null) resolve(child.exitCode)
-    else child.once('exit', (c) => resolve(c))
-  })
-  assert.equal(code, 0, stderr)
-  const lines = stdout.split('\n').filter(Boolean)
-  assert.equal(lines.length, 5, stdout)
+  assert.equal(await mcp.end(), 0, out.stderr)
+  const lines = out.stdout.split('\n').filter(Boolean)
+  assert.equal(lines.length, 5, out.stdout)
   const messages = lines.map((line) => JSON.parse(line) as { jsonrpc: string; id: number })
   for (const message of messages) assert.equal(message.jsonrpc, '2.0')
   // Calls are answered concurrently, so in any order.
@@ -216,5 +236,100 @@ test('every stdout line of coffer mcp parses as a JSON-RPC message', async (t) =
   assert.deepEqual(nul.result.structuredContent.errors, [
     { field: 'id', message: 'must not contain the NUL character (U+0000)' },
   ])
-  assert.ok(stderr.length > 0, 'the logs went somewhere other than stderr')
+  assert.ok(out.stderr.length > 0, 'the logs went somewhere other than stderr')
+})
+
+test('over stdio, a number a double cannot hold exactly is refused as over HTTP, never rounded', async (t) => {
+  const box = await sandbox(t)
+  const mcp = spawnMcp(t, box)
+  const { child, out } = mcp
+  const answers = new Map<number, (message: Json) => void>()
+  let read = 0
+  // After spawnMcp's own listener, so out.stdout already holds the chunk.
+  child.stdout.on('data', () => {
+    let newline = out.stdout.indexOf('\n', read)
+    while (newline !== -1) {
+      const message = JSON.parse(out.stdout.slice(read, newline))
+      read = newline + 1
+      answers.get(message.id as number)?.(message)
+      newline = out.stdout.indexOf('\n', read)
+    }
+  })
+  let nextId = 1
+  /** Sends one line as written (numbers verbatim) and waits for its answer. */
+  const rpc = (method: string, params: string): Promise<Json> => {
+    const id = nextId++
+    const answered = new Promise<Json>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`no answer to ${method}: ${out.stderr}`)),
+        DEADLINE_MS,
+      )
+      answers.set(id, (message) => {
+        clearTimeout(timer)
+        resolve(message)
+      })
+    })
+    child.stdin.write(`{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${params}}\n`)
+    return answered
+  }
+  const call = (name: string, args: string) =>
+    rpc('tools/call', `{"name":"${name}","arguments":${args}}`)
+
+  await rpc(
+    'initialize',
+    JSON.stringify({
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'raw', version: '1' },
+    }),
+  )
+  child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+  const account = await call('create_account', '{"name":"Cash","currency":"EUR"}')
+  const accountId = account.result.structuredContent.id as string
+  const created = await call(
+    'create_transaction',
+    `{"account_id":"${accountId}","amount":"-3.50","date":"2024-02-01"}`,
+  )
+  const txId = created.result.structuredContent.id as string
+
+  const refused = (literal: string) => ({
+    type: 'about:blank',
+    title: 'Bad Request',
+    status: 400,
+    detail: `the number ${literal} cannot be kept exactly; send it as a string`,
+  })
+  for (const literal of ['12345678901234567890', '0.1000000000000000000001', '1e400']) {
+    const body = `{"extensions":{"acme.n":${literal}}}`
+    const answer = await call('set_transaction_extensions', `{"id":"${txId}",${body.slice(1)}`)
+    assert.equal(answer.result.isError, true, JSON.stringify(answer))
+    assert.deepEqual(answer.result.structuredContent, refused(literal))
+    assert.deepEqual(JSON.parse(answer.result.content[0].text), refused(literal))
+  }
+  // Any other request carrying one: a JSON-RPC error with the same detail.
+  const listed = await rpc('tools/list', '{"_meta":{"n":12345678901234567890}}')
+  assert.deepEqual(listed.error, {
+    code: -32602,
+    message: refused('12345678901234567890').detail,
+    data: refused('12345678901234567890'),
+  })
+  // What a double holds exactly still passes, and the refused values were never written.
+  const kept = await call(
+    'set_transaction_extensions',
+    `{"id":"${txId}","extensions":{"acme.n":12.5}}`,
+  )
+  assert.notEqual(kept.result.isError, true, JSON.stringify(kept))
+  const tx = await call('get_transaction', `{"id":"${txId}"}`)
+  assert.deepEqual(tx.result.structuredContent.extensions, { 'acme.n': 12.5 })
+  const events = await call('list_events', `{"entity_id":"${txId}","type":"extension.set"}`)
+  assert.equal(events.result.structuredContent.events.length, 1)
+
+  assert.equal(await mcp.end(), 0, out.stderr)
+
+  // REST refuses the same body with the same problem.
+  const app = await startTestApp(t, { reuse: { dir: box.dir, schema: box.schema } })
+  const rest = await app.request('PUT', `/api/v1/transactions/${txId}/extensions`, {
+    rawBody: '{"extensions":{"acme.n":12345678901234567890}}',
+  })
+  assert.equal(rest.status, 400)
+  assert.deepEqual(rest.body, refused('12345678901234567890'))
 })

@@ -10,6 +10,10 @@ import { createSchema, dropSchema, dsnWithSchema, POSTGRES_DSN } from './helpers
 import { tempDir, writeFolders } from './sync-helpers.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
+// Run from the test's own directory, never the checkout: a coffer.toml left
+// there by a user must not change what the test sees.
+const TSX = import.meta.resolve('tsx')
+const CLI = join(ROOT, 'src', 'cli.ts')
 
 async function coffer(t: import('node:test').TestContext, folders: unknown[], dir: string) {
   const env: Record<string, string> = {
@@ -26,8 +30,8 @@ async function coffer(t: import('node:test').TestContext, folders: unknown[], di
     env.SERVICE_DATABASE_DSN = dsnWithSchema(schema)
   }
   return (extra: Record<string, string> = {}) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'sync'], {
-      cwd: ROOT,
+    spawnSync(process.execPath, ['--import', TSX, CLI, 'sync'], {
+      cwd: dir,
       env: { ...env, ...extra },
       encoding: 'utf8',
       // Generous: tsx compiles the CLI on a possibly busy machine.

@@ -96,7 +96,7 @@ test('a trigger during a run joins it: one run, one id', async (t) => {
 
 test('a trigger as a run ends starts the next run instead of handing out the ended one', async (t) => {
   const { app } = await startCsvApp(t, [{ name: 'Checking', files: { 'a.csv': FILE } }])
-  const engine = app.ctx.sync.engine
+  const engine = app.sync.engine
   // Trigger the moment sync.completed is published: the first run has its
   // outcome, but it may still hold the lock.
   const sub = app.ctx.bus.subscribe()

@@ -3,6 +3,10 @@
 // malformed URLs (CONTRACT 3), and the OpenAPI document describing every route.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import type { Route } from '../src/http/route.js'
+import { ROUTES } from '../src/http/routes.js'
+import { buildHttpServer } from '../src/http/server.js'
+import { AMOUNT_MAX_LENGTH, AMOUNT_PATTERN } from '../src/ledger/decimal.js'
 import { ENGINE, startTestApp, type TestAppHandle, type TestResponse } from './helpers/app.js'
 
 function assertProblem(res: TestResponse, status: number): void {
@@ -204,6 +208,10 @@ test('malformed URLs answer 4xx problem details, never 5xx', async (t) => {
   assert.equal((await app.request('GET', '/healthz')).text, 'ok')
 })
 
+// Schemas of the document are read field by field.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any
+
 interface Operation {
   tags?: string[]
   responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>
@@ -277,4 +285,28 @@ test('GET /api/v1/openapi.json documents every route with a tag and a response s
     }
   }
   assert.ok(operations > 20, `only ${operations} /api/v1 operations documented`)
+
+  // Amounts carry their syntax (CONTRACT 6): what a client may send, and what it gets back.
+  const json = (op: Operation, code: string) =>
+    op.responses![code]!.content!['application/json']!.schema as Json
+  const created = paths['/api/v1/transactions']!.post!
+  const sent = (created as Json).requestBody.content['application/json'].schema.properties.amount
+  assert.equal(sent.pattern, AMOUNT_PATTERN.source)
+  assert.equal(sent.maxLength, AMOUNT_MAX_LENGTH)
+  assert.equal(json(created, '201').properties.amount.pattern, '^-?(\\d+(\\.\\d*)?|\\.\\d+)$')
+  const account = json(paths['/api/v1/accounts/{id}']!.get!, '200')
+  assert.equal(account.properties.balance.pattern, '^-?(\\d+(\\.\\d*)?|\\.\\d+)$')
+})
+
+test('a route that names no tier is refused when the server is built, never open', async (t) => {
+  const app = await startTestApp(t)
+  const untiered = {
+    ...ROUTES[0]!,
+    url: '/untiered',
+    tier: undefined as unknown as Route['tier'],
+  }
+  await assert.rejects(
+    buildHttpServer({ ctx: app.ctx, auth: app.auth, sync: app.sync }, [untiered]),
+    /GET \/untiered names no tier/,
+  )
 })

@@ -4,27 +4,17 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import type { ServiceContext } from '../context.js'
 import { Invalid, NotFound } from '../errors.js'
 import { isoNow } from '../ledger/time.js'
+import type { ApiKeyJson, ApiKeyScope, CreatedApiKey } from '../schemas/security.js'
 import { sha256Hex } from './hash.js'
 
 export const API_KEY_BRAND = 'coffer'
 export const API_KEY_PREFIX_LENGTH = 16
 export const LAST_USED_WRITE_INTERVAL_MS = 60_000
 
-export type ApiKeyScope = 'read' | 'read_write'
-
-export interface ApiKeyJson {
-  id: string
-  name: string
-  prefix: string
-  scope: ApiKeyScope
-  created_at: string
-  last_used_at: string | null
-}
-
 export async function createApiKey(
   ctx: ServiceContext,
   input: { name: string; scope: ApiKeyScope },
-): Promise<{ id: string; name: string; prefix: string; scope: ApiKeyScope; key: string }> {
+): Promise<CreatedApiKey> {
   const name = input.name.trim()
   if (name.length === 0 || name.length > 200)
     throw Invalid.field('name', 'must be 1 to 200 characters')

@@ -3,6 +3,7 @@
 // dashboard and stored as a SHA-256 hash (revocable), else none.
 import { randomBytes } from 'node:crypto'
 import type { ServiceContext } from '../context.js'
+import type { StoredToken } from '../schemas/security.js'
 import { Conflict, Invalid } from '../errors.js'
 import { isoNow } from '../ledger/time.js'
 import { hashesEqual, sha256Hex } from './hash.js'
@@ -45,10 +46,7 @@ export class DashboardToken {
   }
 
   /** POST /security/token: generate one, or take a pasted one of at least 16 characters. */
-  async set(
-    ctx: ServiceContext,
-    pasted: string | undefined,
-  ): Promise<{ token: string; source: 'stored' }> {
+  async set(ctx: ServiceContext, pasted: string | undefined): Promise<StoredToken> {
     if (this.configHash) {
       throw new Conflict(
         'the dashboard token is set in the configuration; change it there and restart',

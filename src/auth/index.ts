@@ -1,5 +1,6 @@
 // Authentication (SPEC 5): the dashboard token, API keys, and the tier check that
-// wraps every route (one onRequest hook; routes only declare their tier).
+// wraps every route (one onRequest hook; each route names its tier in
+// http/routes.ts, and a route without one is refused, never open).
 import type { FastifyRequest } from 'fastify'
 import type { ServiceContext } from '../context.js'
 import { Forbidden, Unauthorized, Unavailable } from '../errors.js'
@@ -30,9 +31,12 @@ export class Auth {
 
   /** The onRequest check: throws the 401/403/503 of SPEC 5.2, or marks the request. */
   async check(request: FastifyRequest): Promise<void> {
+    // A request no route matched goes on to the 404 handler.
+    if (request.routeOptions.url === undefined) return
     const config = request.routeOptions.config
-    // Unknown routes fall through to the 404 handler.
-    const tier: Tier = config.tier ?? 'open'
+    // Every route names its tier (http/routes.ts); there is no default to fall to.
+    const tier: Tier | undefined = config.tier
+    if (tier === undefined) throw new Error(`${request.routeOptions.url} names no tier`)
     const credential = await this.credentialOf(request.headers.authorization)
     if (config.bootstrap && !this.dashboard.configured && isLoopback(request.ip)) {
       request.authenticated = false

@@ -34,12 +34,5 @@ export interface NewEvent {
   data: unknown
 }
 
-export interface EventEnvelope {
-  sequence: number
-  event_id: string
-  type: string
-  entity_type: string
-  entity_id: string
-  occurred_at: string
-  data: unknown
-}
+/** The envelope (SPEC 2.6) is the response schema of GET /events/{sequence}. */
+export type { EventEnvelope } from '../schemas/events.js'

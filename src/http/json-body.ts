@@ -32,7 +32,7 @@ export function parseJsonBody(text: string): unknown {
 const NUMBER_TOKEN = /-?\d+(\.\d+)?([eE][+-]?\d+)?/y
 
 /** The first number literal outside strings whose value a double would change. */
-export function findInexactNumber(text: string): string | null {
+function findInexactNumber(text: string): string | null {
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i)
     if (ch === 0x22 /* " */) {

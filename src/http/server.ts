@@ -1,43 +1,23 @@
-// The HTTP door: one Fastify app, every route file registered from the explicit
-// list below (grep a path to find where it is served), one auth hook wrapping
+// The HTTP door: one Fastify app, every route registered from the table in
+// routes.ts (grep a path to find where it is served), one auth hook wrapping
 // them all, and one error mapping (problem.ts).
 import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
 import type { Auth } from '../auth/index.js'
 import type { ServiceContext } from '../context.js'
+import type { SyncService } from '../sync/index.js'
 import { Invalid } from '../errors.js'
-import * as mcpRoutes from '../mcp/http.js'
 import { JsonBodyError, parseJsonBody } from './json-body.js'
 import { findNul } from './nul.js'
 import { problem, sendProblem, toProblem } from './problem.js'
-import * as accountRoutes from './routes/accounts.js'
-import type { RouteDeps } from './routes/deps.js'
-import * as eventRoutes from './routes/events.js'
-import * as ruleRoutes from './routes/rules.js'
-import * as securityRoutes from './routes/security.js'
-import * as sourceRoutes from './routes/sources.js'
-import * as syncRoutes from './routes/sync.js'
-import * as systemRoutes from './routes/system.js'
-import * as transactionRoutes from './routes/transactions.js'
-import * as webhookRoutes from './routes/webhooks.js'
+import type { Route, RouteDeps } from './route.js'
+import { ROUTES } from './routes.js'
 import { SseStreams } from './sse.js'
 import type { App } from './types.js'
 import { validatorCompiler } from './validation.js'
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
-
-const ROUTES: ReadonlyArray<{ register(app: App, deps: RouteDeps): void }> = [
-  systemRoutes,
-  accountRoutes,
-  transactionRoutes,
-  eventRoutes,
-  securityRoutes,
-  syncRoutes,
-  sourceRoutes,
-  webhookRoutes,
-  ruleRoutes,
-]
 
 export interface HttpServer {
   app: App
@@ -53,7 +33,17 @@ function isEmptyObject(value: unknown): boolean {
   )
 }
 
-export async function buildHttpServer(ctx: ServiceContext, auth: Auth): Promise<HttpServer> {
+export interface HttpDeps {
+  ctx: ServiceContext
+  auth: Auth
+  sync: SyncService
+}
+
+/** Builds the app with every route of ROUTES, plus `mounted` (app.ts passes /mcp). */
+export async function buildHttpServer(
+  { ctx, auth, sync }: HttpDeps,
+  mounted: readonly Route[] = [],
+): Promise<HttpServer> {
   // Widened so that the instance type matches App (FastifyBaseLogger).
   const logger: FastifyBaseLogger = ctx.log
   const app = Fastify({
@@ -152,13 +142,19 @@ export async function buildHttpServer(ctx: ServiceContext, auth: Auth): Promise<
   })
 
   const sse = new SseStreams()
-  const deps: RouteDeps = { ctx, auth, sse }
-  for (const routes of ROUTES) routes.register(app, deps)
-  if (ctx.config.mcp.enabled) mcpRoutes.register(app, deps)
-
-  app.get('/api/v1/openapi.json', { config: { tier: 'open' }, schema: { hide: true } }, async () =>
-    app.swagger(),
-  )
+  const deps: RouteDeps = { ctx, sync, auth, sse }
+  for (const { method, url, tier, schema, handler, options } of [...ROUTES, ...mounted]) {
+    // The auth hook reads the tier; a route without one would be refused here.
+    if (tier === undefined) throw new Error(`${String(method)} ${url} names no tier`)
+    app.route({
+      method,
+      url,
+      config: { tier, ...(options.bootstrap ? { bootstrap: true } : {}) },
+      schema,
+      ...(options.preValidation ? { preValidation: options.preValidation } : {}),
+      handler: (request, reply) => handler(deps, request, reply),
+    })
+  }
 
   app.addHook('preClose', async () => sse.closeAll())
   return { app, sse }

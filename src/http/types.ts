@@ -19,7 +19,10 @@ export type App = FastifyInstance<
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Who may call the route (SPEC 4, 5.1). Every route declares one. */
+    /**
+     * Who may call the route (SPEC 4, 5.1). Every route names one (http/route.ts
+     * requires it); only the 404 handler has none.
+     */
     tier?: Tier
     /** POST /security/token may create the first token without one (CONTRACT 3b). */
     bootstrap?: boolean

@@ -2,11 +2,13 @@
 // digits go straight into a BigInt scaled by a power of ten, so there is no
 // rounding anywhere between the request body and the database.
 
+import { DECIMAL_INPUT_MAX_CHARS, DECIMAL_INPUT_PATTERN } from '../schemas/common.js'
+
 /** Plain decimal notation only: no exponent, no grouping, no whitespace, ASCII digits. */
-const AMOUNT_PATTERN = /^[+-]?(\d+(\.\d*)?|\.\d+)$/
+export const AMOUNT_PATTERN = new RegExp(DECIMAL_INPUT_PATTERN)
 
 /** Bounds storage; checked before the regex runs. */
-export const AMOUNT_MAX_LENGTH = 64
+export const AMOUNT_MAX_LENGTH = DECIMAL_INPUT_MAX_CHARS
 
 /**
  * The stored form of an amount, or null when the text is not an amount. Only a

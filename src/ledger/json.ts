@@ -1,40 +1,14 @@
 // The only serializers of ledger rows into the JSON shapes of SPEC 2. REST, MCP,
 // events and history snapshots all use these, so the shapes cannot drift.
+import type { AccountJson, OrganizationJson } from '../schemas/accounts.js'
+import type { JsonValue } from '../schemas/common.js'
+import type { TransactionJson } from '../schemas/transactions.js'
 import type { AccountRow, OrganizationRow, TransactionRow } from './tables.js'
 
-export type JsonValue =
-  null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
-
-export interface OrganizationJson {
-  id: string
-  name: string
-  domain: string | null
-  source: string
-}
-
-export interface AccountJson {
-  id: string
-  name: string
-  currency: string
-  balance: string
-  source: string
-  org_id: string
-}
-
-export interface TransactionJson {
-  id: string
-  account_id: string
-  amount: string
-  date: string
-  description: string | null
-  payee: string | null
-  memo: string | null
-  pending: boolean
-  source: string
-  labels: Record<string, string>
-  extensions: Record<string, JsonValue>
-  synced_at: string | null
-}
+// The shapes are the response schemas of src/schemas/ (one declaration each).
+export type { AccountJson, OrganizationJson } from '../schemas/accounts.js'
+export type { JsonValue } from '../schemas/common.js'
+export type { TransactionJson } from '../schemas/transactions.js'
 
 export function toOrganizationJson(row: OrganizationRow): OrganizationJson {
   return { id: row.id, name: row.name, domain: row.domain, source: row.source }

@@ -13,12 +13,11 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { ValidateFunction } from 'ajv'
-import type { ServiceContext } from '../context.js'
 import { Invalid } from '../errors.js'
 import { toProblem } from '../http/problem.js'
 import { findNul } from '../http/nul.js'
 import { compileStrict } from '../http/validation.js'
-import { TOOLS, type Tool } from './tools.js'
+import { TOOLS, type Tool, type ToolDeps } from './tools.js'
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -36,7 +35,7 @@ const COMPILED = new Map<string, CompiledTool>(
 )
 
 /** Text content always; structured content when the body is a JSON object (MCP requires one). */
-function toolResult(body: unknown, isError = false): CallToolResult {
+export function toolResult(body: unknown, isError = false): CallToolResult {
   const structured =
     typeof body === 'object' && body !== null && !Array.isArray(body)
       ? { structuredContent: body as Record<string, unknown> }
@@ -50,7 +49,7 @@ function toolResult(body: unknown, isError = false): CallToolResult {
 
 /** Runs one tool; every failure becomes a tool error with the REST problem details. */
 export async function callTool(
-  ctx: ServiceContext,
+  deps: ToolDeps,
   name: string,
   input: unknown,
 ): Promise<CallToolResult> {
@@ -68,14 +67,14 @@ export async function callTool(
         validationContext: 'arguments',
       })
     }
-    body = await tool.call(ctx, input)
+    body = await tool.call(deps, input)
   } catch (error) {
-    return toolResult(toProblem(error, { log: ctx.log }), true)
+    return toolResult(toProblem(error, { log: deps.ctx.log }), true)
   }
   return toolResult(body)
 }
 
-export function buildMcpServer(ctx: ServiceContext): Server {
+export function buildMcpServer(deps: ToolDeps): Server {
   const server = new Server({ name: 'coffer', version: VERSION }, { capabilities: { tools: {} } })
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: TOOLS.map((t) => ({
@@ -85,7 +84,7 @@ export function buildMcpServer(ctx: ServiceContext): Server {
     })),
   }))
   server.setRequestHandler(CallToolRequestSchema, (request) =>
-    callTool(ctx, request.params.name, request.params.arguments ?? {}),
+    callTool(deps, request.params.name, request.params.arguments ?? {}),
   )
   return server
 }

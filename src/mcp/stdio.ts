@@ -2,22 +2,32 @@
 // carries protocol messages only, so the logger writes to stderr. The schedule
 // is not started (a running `coffer serve` owns it); sync tools still run syncs.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
-import { openServiceContext } from '../app.js'
 import type { LoadResult } from '../config/index.js'
+import type { OpenContext } from '../context.js'
 import { commandLogger } from '../log.js'
 import { SearchIndexer } from '../search/indexer.js'
+import { SyncService } from '../sync/index.js'
 import { buildMcpServer } from './server.js'
+import { guardStdin } from './stdin-guard.js'
 
-/** Serves until the client closes stdin (or a signal arrives), then shuts down. */
-export async function runMcpStdio(loaded: LoadResult): Promise<void> {
+/**
+ * Serves until the client closes stdin (or a signal arrives), then shuts down.
+ * `open` is app.ts's openServiceContext (cli.ts passes it).
+ */
+export async function runMcpStdio(loaded: LoadResult, open: OpenContext): Promise<void> {
   const { config } = loaded
   const logger = commandLogger(loaded, process.stderr)
-  const ctx = await openServiceContext(config, { logger })
-  const server = buildMcpServer(ctx)
+  const ctx = await open(config, { logger })
+  // Not started: the schedule belongs to `coffer serve`; the sync tools still run syncs.
+  const sync = new SyncService(ctx)
+  const server = buildMcpServer({ ctx, sync })
   // A long-lived process keeps the search index current, as `coffer serve` does.
   const searchIndexer = new SearchIndexer(ctx)
   searchIndexer.start()
-  const transport = new StdioServerTransport()
+  // Lines pass the exact-number guard of HTTP bodies before the SDK parses them.
+  const transport: StdioServerTransport = new StdioServerTransport(
+    guardStdin(process.stdin, (message) => transport.send(message), logger),
+  )
   await server.connect(transport)
   logger.info('serving MCP on stdio')
 
@@ -29,7 +39,7 @@ export async function runMcpStdio(loaded: LoadResult): Promise<void> {
   })
   await server.close()
   // Waits for a sync this process started to finish its run record.
-  await ctx.sync.stop()
+  await sync.stop()
   await searchIndexer.stop()
   await ctx.close()
   // Releases a stdin still open after a signal, so the process can end.

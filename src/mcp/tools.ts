@@ -1,29 +1,13 @@
 // The MCP tool catalogue (SPEC 4.7, CONTRACT 3c): one explicit list. Each tool's
-// input schema is built from the REST route's own TypeBox schemas (body fields,
-// plus `id` for the path resource, plus the query of list routes), and each call
-// is the same service function the route calls, so REST and MCP cannot drift.
+// input schema is built from the REST route's own TypeBox schemas in src/schemas/
+// (body fields, plus `id` for the path resource, plus the query of list routes),
+// and each call is the same service function the route calls, so REST and MCP
+// cannot drift.
 // Ethereum address management is deliberately absent (SPEC 4.7).
 import Type, { type Static, type TObject, type TProperties } from 'typebox'
 import { createApiKey, listApiKeys, revokeApiKey } from '../auth/api-keys.js'
 import type { ServiceContext } from '../context.js'
 import { listEvents } from '../events/service.js'
-import { EventListQuery } from '../http/routes/events.js'
-import { CreateApiKeyBody } from '../http/routes/security.js'
-import { SourceType } from '../http/routes/sources.js'
-import { CreateWebhookBody, UpdateWebhookBody } from '../http/routes/webhooks.js'
-import { Id } from '../http/schemas/common.js'
-import {
-  AccountListQuery,
-  CreateAccountBody,
-  CreateTransactionBody,
-  ExtensionsBody,
-  LabelsBody,
-  TransactionListQuery,
-  TransactionSearchQuery,
-  UpdateAccountBody,
-  UpdateTransactionBody,
-} from '../http/schemas/ledger.js'
-import { PreviewBody, RuleBody, RuleListQuery } from '../http/schemas/rules.js'
 import {
   createAccount,
   deleteAccount,
@@ -47,8 +31,30 @@ import { previewRule, runAllRules, runRule, unapplyRule } from '../rules/run.js'
 import { createRule, deleteRule, getRule, listRules, replaceRule } from '../rules/store.js'
 import { searchTransactions } from '../search/index.js'
 import { listSources } from '../sync/source-entries.js'
+import { AccountListQuery, CreateAccountBody, UpdateAccountBody } from '../schemas/accounts.js'
+import { Id } from '../schemas/common.js'
+import { EventListQuery } from '../schemas/events.js'
+import { PreviewBody, RuleBody, RuleListQuery } from '../schemas/rules.js'
+import { CreateApiKeyBody } from '../schemas/security.js'
+import { SourceType } from '../schemas/sources.js'
+import {
+  CreateTransactionBody,
+  ExtensionsBody,
+  LabelsBody,
+  TransactionListQuery,
+  TransactionSearchQuery,
+  UpdateTransactionBody,
+} from '../schemas/transactions.js'
+import { CreateWebhookBody, UpdateWebhookBody } from '../schemas/webhooks.js'
+import type { SyncService } from '../sync/index.js'
 import { createWebhook, deleteWebhook, listWebhooks, updateWebhook } from '../webhooks/registry.js'
 import { sendTestDelivery } from '../webhooks/send-test.js'
+
+/** What tools receive: the service context, and the sync service the sync tools drive. */
+export interface ToolDeps {
+  ctx: ServiceContext
+  sync: SyncService
+}
 
 export interface Tool {
   name: string
@@ -56,16 +62,16 @@ export interface Tool {
   /** A JSON Schema object; arguments are checked against it strictly (no coercion). */
   inputSchema: TObject
   /** Takes arguments already validated against inputSchema; returns the REST response body. */
-  call(ctx: ServiceContext, input: unknown): Promise<unknown>
+  call(deps: ToolDeps, input: unknown): Promise<unknown>
 }
 
 function tool<S extends TObject>(
   name: string,
   description: string,
   inputSchema: S,
-  call: (ctx: ServiceContext, input: Static<S>) => Promise<unknown>,
+  call: (deps: ToolDeps, input: Static<S>) => Promise<unknown>,
 ): Tool {
-  return { name, description, inputSchema, call: (ctx, input) => call(ctx, input as Static<S>) }
+  return { name, description, inputSchema, call: (deps, input) => call(deps, input as Static<S>) }
 }
 
 /** Tool arguments: the given fields and nothing else (unknown fields are an error). */
@@ -91,59 +97,54 @@ function deleted(id: string) {
   return { deleted: true, id }
 }
 
-async function startSync(ctx: ServiceContext, source: string | null) {
-  const started = await ctx.sync.engine.trigger({ trigger: 'manual', source })
-  return { run_id: started.run_id }
-}
-
 export const TOOLS: readonly Tool[] = [
   tool(
     'list_sources',
     'List every data source (active and inactive) with its connection state, credential kind, settings, last sync run and errors. Same as GET /api/v1/sources.',
     NoArgs,
-    (ctx) => listSources(ctx, ctx.sync.engine),
+    ({ ctx, sync }) => listSources(ctx, sync.engine),
   ),
   tool(
     'sync_source',
     'Start a sync of one source by type (e.g. "csv"); returns {run_id} at once while the run continues. Unknown source: 404; not configured: 409. Same as POST /api/v1/sources/{type}/sync.',
     args({ type: SourceType }),
-    (ctx, input) => startSync(ctx, input.type),
+    ({ sync }, input) => sync.startRun(input.type),
   ),
   tool(
     'trigger_sync',
     'Start a sync of every configured source; returns {run_id} at once (a trigger during a run joins that run). Same as POST /api/v1/sync.',
     NoArgs,
-    (ctx) => startSync(ctx, null),
+    ({ sync }) => sync.startRun(null),
   ),
   tool(
     'list_accounts',
     'List accounts, optionally of one organization (org_id), paged with limit (default 100, max 1000) and offset. Returns {accounts, total, limit, offset}. Same as GET /api/v1/accounts.',
     query(AccountListQuery),
-    (ctx, input) => listAccounts(ctx, input),
+    ({ ctx }, input) => listAccounts(ctx, input),
   ),
   tool(
     'get_account',
     'Get one account by id. Same as GET /api/v1/accounts/{id}.',
     IdArg,
-    (ctx, input) => getAccount(ctx, input.id),
+    ({ ctx }, input) => getAccount(ctx, input.id),
   ),
   tool(
     'create_account',
     'Create a manual account with a name, a currency code and an optional static balance (an exact decimal string, never a number). Same as POST /api/v1/accounts.',
     CreateAccountBody,
-    (ctx, input) => createAccount(ctx, input),
+    ({ ctx }, input) => createAccount(ctx, input),
   ),
   tool(
     'update_account',
     'Edit a manual account: only the fields given change. Synced accounts answer 409. Same as PUT /api/v1/accounts/{id}.',
     withId(UpdateAccountBody),
-    (ctx, { id, ...body }) => updateAccount(ctx, id, body),
+    ({ ctx }, { id, ...body }) => updateAccount(ctx, id, body),
   ),
   tool(
     'delete_account',
     'Delete a manual account and its transactions; returns {deleted: true, id}. Synced accounts answer 409. Same as DELETE /api/v1/accounts/{id}.',
     IdArg,
-    async (ctx, input) => {
+    async ({ ctx }, input) => {
       await deleteAccount(ctx, input.id)
       return deleted(input.id)
     },
@@ -152,37 +153,37 @@ export const TOOLS: readonly Tool[] = [
     'list_transactions',
     'List transactions newest first, filtered by label (label_key, label_value) and date range (since, until: YYYY-MM-DD, RFC 3339 or unix seconds, inclusive), paged with limit and offset. Returns {transactions, total, limit, offset}. Same as GET /api/v1/transactions.',
     query(TransactionListQuery),
-    (ctx, input) => listTransactions(ctx, input),
+    ({ ctx }, input) => listTransactions(ctx, input),
   ),
   tool(
     'search_transactions',
     'Search transactions with the query language of docs/search.md (q: free text, field:value filters such as amount:<-100, date:2024-02, label:category=food, ext:tax.deductible=true, AND/OR/NOT, parentheses), plus since, until, label_key, label_value, limit, offset. Returns {query, total, transactions}, newest first. Same as GET /api/v1/transactions/search.',
     query(TransactionSearchQuery),
-    (ctx, input) => searchTransactions(ctx, input),
+    ({ ctx }, input) => searchTransactions(ctx, input),
   ),
   tool(
     'get_transaction',
     'Get one transaction by id, with its labels and extensions. Same as GET /api/v1/transactions/{id}.',
     IdArg,
-    (ctx, input) => getTransaction(ctx, input.id),
+    ({ ctx }, input) => getTransaction(ctx, input.id),
   ),
   tool(
     'create_transaction',
     'Create a manual transaction in an account: amount is an exact decimal string (negative = money out), date is YYYY-MM-DD, RFC 3339 or unix seconds. Same as POST /api/v1/transactions.',
     CreateTransactionBody,
-    (ctx, input) => createTransaction(ctx, input),
+    ({ ctx }, input) => createTransaction(ctx, input),
   ),
   tool(
     'update_transaction',
     'Edit a manual transaction: only the fields given change; null clears description, payee or memo. Synced transactions answer 409. Same as PUT /api/v1/transactions/{id}.',
     withId(UpdateTransactionBody),
-    (ctx, { id, ...body }) => updateTransaction(ctx, id, body),
+    ({ ctx }, { id, ...body }) => updateTransaction(ctx, id, body),
   ),
   tool(
     'delete_transaction',
     'Delete a manual transaction; returns {deleted: true, id}. Synced transactions answer 409. Same as DELETE /api/v1/transactions/{id}.',
     IdArg,
-    async (ctx, input) => {
+    async ({ ctx }, input) => {
       await deleteTransaction(ctx, input.id)
       return deleted(input.id)
     },
@@ -191,77 +192,76 @@ export const TOOLS: readonly Tool[] = [
     'get_transaction_history',
     'The version history of a transaction: every change with what changed and where it came from. Same as GET /api/v1/transactions/{id}/history.',
     IdArg,
-    (ctx, input) => getHistory(ctx.db.kysely, input.id),
+    ({ ctx }, input) => getHistory(ctx.db.kysely, input.id),
   ),
   tool(
     'get_transaction_provenance',
     'Where a transaction came from: its source, sync runs and lineage. Same as GET /api/v1/transactions/{id}/provenance.',
     IdArg,
-    (ctx, input) => getProvenance(ctx, input.id),
+    ({ ctx }, input) => getProvenance(ctx, input.id),
   ),
   tool(
     'get_transaction_relationships',
     'The outbound and derived inbound relationship edges of a transaction. Same as GET /api/v1/transactions/{id}/relationships.',
     IdArg,
-    (ctx, input) => getRelationships(ctx, input.id),
+    ({ ctx }, input) => getRelationships(ctx, input.id),
   ),
   tool(
     'list_labels',
     'The label vocabulary: every key:value pair with the number of transactions carrying it. Same as GET /api/v1/labels.',
     NoArgs,
-    (ctx) => listLabels(ctx),
+    ({ ctx }) => listLabels(ctx),
   ),
   tool(
     'set_transaction_labels',
     "Replace a transaction's labels with the given {key: value} map (also on synced transactions). Same as PUT /api/v1/transactions/{id}/labels.",
     withId(LabelsBody),
-    (ctx, input) => setTransactionLabels(ctx, input.id, input.labels),
+    ({ ctx }, input) => setTransactionLabels(ctx, input.id, input.labels),
   ),
   tool(
     'set_transaction_extensions',
     "Replace a transaction's extensions with the given object of namespaced keys to structured JSON values (also on synced transactions). Same as PUT /api/v1/transactions/{id}/extensions.",
     withId(ExtensionsBody),
-    (ctx, input) =>
-      setTransactionExtensions(ctx, input.id, input.extensions as Record<string, unknown>),
+    ({ ctx }, input) => setTransactionExtensions(ctx, input.id, input.extensions),
   ),
   tool(
     'list_extensions',
     'The extension key vocabulary: every namespace and key with the number of transactions carrying it (a JSON array, as text content only). Same as GET /api/v1/extensions.',
     NoArgs,
-    (ctx) => listExtensionKeys(ctx),
+    ({ ctx }) => listExtensionKeys(ctx),
   ),
   tool(
     'list_events',
     'Page through the durable event log oldest first: events after a sequence (after, limit), or the newest N (newest), filtered by type, entity_type and entity_id. Returns {events, next}; pass next as after to continue. Same as GET /api/v1/events.',
     query(EventListQuery),
-    (ctx, input) => listEvents(ctx, input),
+    ({ ctx }, input) => listEvents(ctx, input),
   ),
   tool(
     'list_rules',
     'List rules oldest first (the order they apply in; a later rule wins a key two rules set), paged with limit and offset. Returns {rules, total, limit, offset}. Same as GET /api/v1/rules.',
     query(RuleListQuery),
-    (ctx, input) => listRules(ctx, input),
+    ({ ctx }, input) => listRules(ctx, input),
   ),
-  tool('get_rule', 'Get one rule by id. Same as GET /api/v1/rules/{id}.', IdArg, (ctx, input) =>
+  tool('get_rule', 'Get one rule by id. Same as GET /api/v1/rules/{id}.', IdArg, ({ ctx }, input) =>
     getRule(ctx, input.id),
   ),
   tool(
     'create_rule',
     'Create a rule: a search query (the language of GET /api/v1/transactions/search, e.g. "payee:starbucks") and the labels and/or extensions it sets on matching transactions. It applies to new transactions from now on; run_rules applies it to existing ones. Same as POST /api/v1/rules.',
     RuleBody,
-    (ctx, input) => createRule(ctx, input),
+    ({ ctx }, input) => createRule(ctx, input),
   ),
   tool(
     'update_rule',
     'Replace a rule (name, query, labels, extensions, enabled; omitted labels, extensions and enabled take their defaults). Changes no transaction by itself. Same as PUT /api/v1/rules/{id}.',
     withId(RuleBody),
-    (ctx, { id, ...body }) => replaceRule(ctx, id, body),
+    ({ ctx }, { id, ...body }) => replaceRule(ctx, id, body),
   ),
   tool(
     'delete_rule',
     'Delete a rule; the labels and extensions it already set stay. Returns {deleted: true, id}. Same as DELETE /api/v1/rules/{id}.',
     IdArg,
-    async (ctx, input) => {
+    async ({ ctx }, input) => {
       await deleteRule(ctx, input.id)
       return deleted(input.id)
     },
@@ -270,43 +270,43 @@ export const TOOLS: readonly Tool[] = [
     'run_rules',
     'Apply rules to existing transactions: with id, that one rule (even if disabled; POST /api/v1/rules/{id}/run); without, every enabled rule oldest first (POST /api/v1/rules/run). Returns {matched, updated}.',
     args({ id: Type.Optional(Id) }),
-    (ctx, input) => (input.id === undefined ? runAllRules(ctx) : runRule(ctx, input.id)),
+    ({ ctx }, input) => (input.id === undefined ? runAllRules(ctx) : runRule(ctx, input.id)),
   ),
   tool(
     'unapply_rule',
     "Remove a rule's labels and extensions from the transactions its query matches now, where they still hold the rule's values. Returns {matched, removed}. Same as POST /api/v1/rules/{id}/unapply.",
     IdArg,
-    (ctx, input) => unapplyRule(ctx, input.id),
+    ({ ctx }, input) => unapplyRule(ctx, input.id),
   ),
   tool(
     'preview_rule',
     'What a rule would do, writing nothing: {matched, would_update, transactions} with the first 20 transactions that would change. Same as POST /api/v1/rules/preview.',
     PreviewBody,
-    (ctx, input) => previewRule(ctx, input),
+    ({ ctx }, input) => previewRule(ctx, input),
   ),
   tool(
     'list_webhooks',
     'List webhooks with their delivery health (never their secrets). Same as GET /api/v1/webhooks.',
     NoArgs,
-    (ctx) => listWebhooks(ctx),
+    ({ ctx }) => listWebhooks(ctx),
   ),
   tool(
     'create_webhook',
     'Register a webhook for a URL and event types ([] or ["*"] = all); the signing secret is returned this once. Same as POST /api/v1/webhooks.',
     CreateWebhookBody,
-    (ctx, input) => createWebhook(ctx, input),
+    ({ ctx }, input) => createWebhook(ctx, input),
   ),
   tool(
     'update_webhook',
     'Change a webhook’s url, event_types or enabled; omitted fields keep their value. Same as PUT /api/v1/webhooks/{id}.',
     withId(UpdateWebhookBody),
-    (ctx, { id, ...body }) => updateWebhook(ctx, id, body),
+    ({ ctx }, { id, ...body }) => updateWebhook(ctx, id, body),
   ),
   tool(
     'delete_webhook',
     'Delete a webhook; returns {deleted: true, id}. Same as DELETE /api/v1/webhooks/{id}.',
     IdArg,
-    async (ctx, input) => {
+    async ({ ctx }, input) => {
       await deleteWebhook(ctx, input.id)
       return deleted(input.id)
     },
@@ -315,25 +315,25 @@ export const TOOLS: readonly Tool[] = [
     'test_webhook',
     'Send a signed webhook.test delivery now and report {delivered, status, duration_ms, error?}; succeeds whether or not the receiver accepted it. Same as POST /api/v1/webhooks/{id}/test.',
     IdArg,
-    (ctx, input) => sendTestDelivery(ctx, input.id),
+    ({ ctx }, input) => sendTestDelivery(ctx, input.id),
   ),
   tool(
     'list_api_keys',
     'List API keys: id, name, prefix, scope, created_at, last_used_at (never the keys). Same as GET /api/v1/security/api-keys.',
     NoArgs,
-    (ctx) => listApiKeys(ctx),
+    ({ ctx }) => listApiKeys(ctx),
   ),
   tool(
     'create_api_key',
     'Mint an API key with a name and a scope ("read" or "read_write"); the full key is returned this once. Same as POST /api/v1/security/api-keys.',
     CreateApiKeyBody,
-    (ctx, input) => createApiKey(ctx, input),
+    ({ ctx }, input) => createApiKey(ctx, input),
   ),
   tool(
     'revoke_api_key',
     'Revoke an API key by id; returns {deleted: true, id}. Same as DELETE /api/v1/security/api-keys/{id}.',
     IdArg,
-    async (ctx, input) => {
+    async ({ ctx }, input) => {
       await revokeApiKey(ctx, input.id)
       return deleted(input.id)
     },

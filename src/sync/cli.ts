@@ -2,20 +2,22 @@
 // On a terminal, progress goes to stderr (source by source, rows so far); the
 // summary goes to stdout; the exit code is 0 only for a run that succeeded.
 import type { LoadResult } from '../config/index.js'
-import { openServiceContext } from '../app.js'
+import type { OpenContext } from '../context.js'
 import { commandLogger } from '../log.js'
-import type { SyncProgress } from './index.js'
+import { SyncService, type SyncProgress } from './index.js'
 import type { SyncRunJson } from './runs.js'
 
 /** Progress redraws at most this often, so a fast import is not slowed by the terminal. */
 const PROGRESS_REDRAW_MS = 100
 
-export async function runSyncCommand(loaded: LoadResult): Promise<number> {
+/** `open` is app.ts's openServiceContext (cli.ts passes it): the context every process uses. */
+export async function runSyncCommand(loaded: LoadResult, open: OpenContext): Promise<number> {
   const { config } = loaded
   // Logs go to stderr: stdout carries the summary.
   const logger = commandLogger(loaded, process.stderr)
-  const ctx = await openServiceContext(config, { logger })
-  const { engine } = ctx.sync
+  const ctx = await open(config, { logger })
+  // No schedule here: a running `coffer serve` owns it; this process runs one sync.
+  const { engine } = new SyncService(ctx)
   const stopProgress = process.stderr.isTTY ? drawProgress(engine.onProgress.bind(engine)) : null
   try {
     const started = await engine.trigger({ trigger: 'cli', source: null })

@@ -273,7 +273,7 @@ export class SyncEngine {
       this.ctx.log.warn({ source: source.type, err: this.describe(error) }, 'sync: source failed')
       progress('failed', rows)
     } finally {
-      for (const [outcome, n] of Object.entries(counts) as Array<[string, number]>) {
+      for (const [outcome, n] of Object.entries(counts)) {
         this.ctx.metrics.syncRows.inc({ source: source.type, outcome }, n)
       }
     }

@@ -1,8 +1,9 @@
 // sync/ owns the engine (one run at a time, run records, sync.completed), the
-// schedule and the source registry it drives. app.ts builds one service per
-// service context (ctx.sync) and starts it in `coffer serve`; routes, the CLI and
-// MCP reach it there.
+// schedule and the source registry it drives. Each process builds one service
+// over its context (app.ts for `coffer serve`, `coffer sync`, `coffer mcp`) and
+// hands it to the doors that trigger syncs beside the context.
 import type { ServiceContext } from '../context.js'
+import type { RunAccepted } from '../schemas/sync.js'
 import { createSources } from '../sources/index.js'
 import { SyncEngine } from './engine.js'
 import { SyncScheduler } from './scheduler.js'
@@ -14,7 +15,6 @@ export class SyncService {
   readonly engine: SyncEngine
   readonly scheduler: SyncScheduler
 
-  /** `ctx` may still be under construction: only its database is used before start() or a run. */
   constructor(ctx: ServiceContext) {
     this.engine = new SyncEngine(ctx, createSources(), ctx.secrets)
     this.scheduler = new SyncScheduler(ctx, this.engine)
@@ -24,6 +24,12 @@ export class SyncService {
   async start(): Promise<void> {
     await this.engine.recover()
     this.scheduler.start()
+  }
+
+  /** Starts a run of one source (or of all: null), or joins the running one; answers at once. */
+  async startRun(source: string | null): Promise<RunAccepted> {
+    const started = await this.engine.trigger({ trigger: 'manual', source })
+    return { run_id: started.run_id }
   }
 
   /** Stops the schedule and waits for a run of this process to finish. */

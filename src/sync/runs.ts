@@ -2,29 +2,10 @@
 // the one serializer of it, and the reads behind GET /sync and /sync/history.
 import { randomBytes } from 'node:crypto'
 import type { DbExecutor } from '../db/schema.js'
+import type { SourceCounts, SyncRunJson, SyncStatus, SyncTrigger } from '../schemas/sync.js'
 import type { SyncRunsTable } from './tables.js'
 
-export type SyncTrigger = 'manual' | 'schedule' | 'cli'
-export type SyncStatus = 'running' | 'success' | 'partial' | 'error'
-
-export interface SourceCounts {
-  inserted: number
-  updated: number
-  unchanged: number
-  skipped: number
-}
-
-export interface SyncRunJson {
-  id: string
-  source: string | null
-  trigger: SyncTrigger
-  started_at: string
-  completed_at: string | null
-  status: SyncStatus
-  error: string | null
-  counts: Record<string, SourceCounts>
-  warnings: string[]
-}
+export type { SourceCounts, SyncRunJson, SyncStatus, SyncTrigger } from '../schemas/sync.js'
 
 /** A run with the per-source failures kept beside it (shown on GET /sources). */
 export interface SyncRunRecord {

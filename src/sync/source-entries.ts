@@ -3,32 +3,10 @@
 // editable config (secrets redacted), its last run and that run's errors.
 import type { ServiceContext } from '../context.js'
 import { Invalid, NotFound } from '../errors.js'
-import {
-  isStarted,
-  type CredentialShape,
-  type Source,
-  type SourceConfigItem,
-} from '../sources/source.js'
+import type { SourceEntry, SourceList } from '../schemas/sources.js'
+import { isStarted, type Source } from '../sources/source.js'
 import type { SyncEngine } from './engine.js'
-import { lastRunOf, type SyncRunJson } from './runs.js'
-
-export interface SourceEntry {
-  type: string
-  title: string
-  active: boolean
-  connected: boolean
-  credential: CredentialShape
-  config: SourceConfigItem[]
-  last_run: SyncRunJson | null
-  errors: string[]
-}
-
-export interface SourceList {
-  /** Types of the sources that are configured, so started on sync. */
-  enabled: string[]
-  restart_required: boolean
-  sources: SourceEntry[]
-}
+import { lastRunOf } from './runs.js'
 
 export async function sourceEntry(
   ctx: ServiceContext,

@@ -9,47 +9,19 @@ import { Invalid, NotFound } from '../errors.js'
 import { lockEventAppends, logHead } from '../events/store.js'
 import { EVENT_TYPES } from '../events/types.js'
 import { isoNow } from '../ledger/time.js'
+import {
+  WEBHOOK_EVENT_TYPES_MAX,
+  WEBHOOK_URL_MAX_CHARS,
+  type CreateWebhookInput,
+  type UpdateWebhookInput,
+  type WebhookJson,
+  type WebhookWithSecret,
+} from '../schemas/webhooks.js'
 import type { WebhookRow } from './tables.js'
 
-export const WEBHOOK_URL_MAX_CHARS = 2048
-export const WEBHOOK_EVENT_TYPES_MAX = 64
 export const ALL_EVENT_TYPES = '*'
 /** Registry changes are announced here, so that the dispatching process reloads at once. */
 export const WEBHOOKS_CHANNEL = 'coffer_webhooks'
-
-export interface WebhookJson {
-  id: string
-  url: string
-  event_types: string[]
-  enabled: boolean
-  created_at: string
-  updated_at: string
-  last_status: number | null
-  last_error: string | null
-  last_attempt_at: string | null
-  last_success_at: string | null
-  consecutive_failures: number
-}
-
-/** The create and rotate-secret answer: the only two places the secret is shown. */
-export interface WebhookWithSecret {
-  id: string
-  url: string
-  event_types: string[]
-  enabled: boolean
-  secret: string
-}
-
-export interface CreateWebhookInput {
-  url: string
-  event_types: string[]
-}
-
-export interface UpdateWebhookInput {
-  url?: string | undefined
-  event_types?: string[] | undefined
-  enabled?: boolean | undefined
-}
 
 /** The one serializer of a webhook row; it never carries the secret. */
 export function toWebhookJson(row: WebhookRow): WebhookJson {

@@ -4,19 +4,13 @@
 import { randomUUID } from 'node:crypto'
 import { parseDuration } from '../config/index.js'
 import type { ServiceContext } from '../context.js'
+import type { TestDelivery as TestDeliveryJson } from '../schemas/webhooks.js'
 import { isoNow } from '../ledger/time.js'
 import { attemptDelivery } from './delivery.js'
 import { recordAttempt } from './health.js'
 import { findWebhookRow } from './registry.js'
 
 export const TEST_EVENT_TYPE = 'webhook.test'
-
-export interface TestDeliveryJson {
-  delivered: boolean
-  status: number | null
-  duration_ms: number
-  error?: string
-}
 
 export async function sendTestDelivery(ctx: ServiceContext, id: string): Promise<TestDeliveryJson> {
   const row = await findWebhookRow(ctx.db.kysely, id)

@@ -1,4 +1,7 @@
-// Basic schemas every resource builds on. Request bodies are strict
+// Basic schemas every resource builds on (DESIGN "Schemas are declared once"):
+// one module per resource beside this one holds the params, query, body and
+// response of each route; routes, MCP tools and the OpenAPI document import them,
+// and service types are derived with Static<>. Request bodies are strict
 // (additionalProperties: false, no coercion); query and path values are coerced.
 import Type, { type TSchema } from 'typebox'
 
@@ -8,8 +11,31 @@ export const Id = Type.String({
   description: 'An opaque identifier.',
 })
 
+/** CONTRACT 6: the amount syntax accepted on input; ledger/decimal.ts parses by it. */
+export const DECIMAL_INPUT_PATTERN = '^[+-]?(\\d+(\\.\\d*)?|\\.\\d+)$'
+export const DECIMAL_INPUT_MAX_CHARS = 64
+
+/**
+ * An amount as a client sends it. The validator leaves its pattern and length to
+ * the service (ledger/fields.ts requireAmount), whose message CONTRACT 6 words;
+ * the document shows them (http/validation.ts).
+ */
 export const Decimal = Type.String({
-  description: 'An exact decimal as text: optional sign, digits, optional fraction. Never a float.',
+  pattern: DECIMAL_INPUT_PATTERN,
+  maxLength: DECIMAL_INPUT_MAX_CHARS,
+  description:
+    'An exact decimal as text: optional sign, digits, optional fraction, at most 64 characters. Never a float.',
+  examples: ['-12.34'],
+})
+
+/**
+ * An amount as the service answers it: as sent without a leading '+' (CONTRACT 6),
+ * or a canonical sum (a balance), which may be longer than 64 characters.
+ */
+export const DecimalText = Type.String({
+  pattern: '^-?(\\d+(\\.\\d*)?|\\.\\d+)$',
+  description:
+    'An exact decimal as text: optional minus, digits, optional fraction. Never a float.',
   examples: ['-12.34'],
 })
 
@@ -27,7 +53,13 @@ export const NullableString = Type.Union([Type.String(), Type.Null()])
 /** Any JSON value, kept with its exact JSON type. */
 export const AnyJson = Type.Unknown()
 
-export const JsonObject = Type.Object({}, { additionalProperties: true })
+export type JsonValue =
+  null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
+
+/** A JSON object of any keys (extensions, the effective configuration). */
+export const JsonObject = Type.Unsafe<{ [key: string]: JsonValue }>(
+  Type.Object({}, { additionalProperties: true }),
+)
 
 export const StringMap = Type.Record(Type.String(), Type.String())
 

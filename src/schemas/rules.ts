@@ -1,8 +1,17 @@
-// Schemas of rules (CONTRACT 8), shared by the REST routes, the MCP tools and the
-// OpenAPI document.
+// Rules (SPEC 4.2, 4.3; CONTRACT 8): the rule, the request bodies, the results
+// of runs and each route's schema, for REST, MCP tools and the OpenAPI document.
 import Type from 'typebox'
-import { JsonObject, PageQuery, StringMap, Timestamp } from './common.js'
-import { Transaction } from './ledger.js'
+import {
+  ErrorResponses,
+  IdParams,
+  JsonObject,
+  ListOf,
+  NoContent,
+  PageQuery,
+  StringMap,
+  Timestamp,
+} from './common.js'
+import { Transaction } from './transactions.js'
 
 export const Rule = Type.Object({
   id: Type.String(),
@@ -73,3 +82,62 @@ export const PreviewResult = Type.Object({
     description: 'The first 20 transactions (newest first) that would change, as they are now.',
   }),
 })
+
+const tags = ['rules']
+
+export const RuleRoutes = {
+  list: {
+    tags,
+    summary: 'List rules, oldest first (the order they apply in)',
+    querystring: RuleListQuery,
+    response: { 200: ListOf('rules', Rule), ...ErrorResponses },
+  },
+  create: {
+    tags,
+    summary: 'Create a rule; it changes no transaction until it runs or one is created',
+    body: RuleBody,
+    response: { 201: Rule, ...ErrorResponses },
+  },
+  runAll: {
+    tags,
+    summary: 'Apply every enabled rule, oldest first, to the transactions they match',
+    response: { 200: RunResult, ...ErrorResponses },
+  },
+  preview: {
+    tags,
+    summary: 'What a rule would do, without writing anything',
+    body: PreviewBody,
+    response: { 200: PreviewResult, ...ErrorResponses },
+  },
+  get: {
+    tags,
+    summary: 'Get a rule',
+    params: IdParams,
+    response: { 200: Rule, ...ErrorResponses },
+  },
+  replace: {
+    tags,
+    summary: 'Replace a rule (omitted labels, extensions and enabled take their defaults)',
+    params: IdParams,
+    body: RuleBody,
+    response: { 200: Rule, ...ErrorResponses },
+  },
+  delete: {
+    tags,
+    summary: 'Delete a rule (the labels and extensions it set stay)',
+    params: IdParams,
+    response: { 204: NoContent, ...ErrorResponses },
+  },
+  run: {
+    tags,
+    summary: 'Apply one rule (even a disabled one) to the transactions it matches',
+    params: IdParams,
+    response: { 200: RunResult, ...ErrorResponses },
+  },
+  unapply: {
+    tags,
+    summary: "Remove the rule's keys where they still hold its values",
+    params: IdParams,
+    response: { 200: UnapplyResult, ...ErrorResponses },
+  },
+}

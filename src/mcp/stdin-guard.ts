@@ -1,0 +1,100 @@
+// The exact-number guard of HTTP bodies (http/json-body.ts), for MCP over stdio.
+// The SDK's stdio transport parses each line with JSON.parse, which would round
+// 12345678901234567890 or 0.1000000000000000000001 in a tool argument silently;
+// over HTTP the same message is refused with a 400. So stdin passes through this
+// filter first: a line that parses as JSON but not as an HTTP body would (an
+// inexact number, a prototype-poisoning key) is answered here and never reaches
+// the server. A tools/call gets a tool error carrying the REST problem details;
+// any other request a JSON-RPC "invalid params" error with the same detail.
+import { PassThrough, type Readable } from 'node:stream'
+import { StringDecoder } from 'node:string_decoder'
+import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import type { Logger } from 'pino'
+import { parseJsonBody } from '../http/json-body.js'
+import { toProblem } from '../http/problem.js'
+import { toolResult } from './server.js'
+
+/** As the SDK's own read buffer: a longer line is passed on for the transport to refuse. */
+const MAX_LINE_CHARS = 10 * 1024 * 1024
+
+export interface Refusal {
+  detail: string
+  /** The answer to the request; none for a notification (it is dropped). */
+  reply: JSONRPCMessage | null
+}
+
+/** Why one line is refused, or null when it goes on to the transport unchanged. */
+export function refusalOf(line: string, log: Logger): Refusal | null {
+  if (line.trim() === '') return null
+  let loose: unknown
+  try {
+    loose = JSON.parse(line)
+  } catch {
+    return null // not JSON at all: the transport reports it as before
+  }
+  try {
+    parseJsonBody(line)
+    return null
+  } catch (error) {
+    const problem = toProblem(error, { log })
+    const { id, method } = (typeof loose === 'object' && loose !== null ? loose : {}) as {
+      id?: unknown
+      method?: unknown
+    }
+    if ((typeof id !== 'string' && typeof id !== 'number') || typeof method !== 'string') {
+      return { detail: problem.detail, reply: null }
+    }
+    const reply: JSONRPCMessage =
+      method === 'tools/call'
+        ? { jsonrpc: '2.0', id, result: toolResult(problem, true) }
+        : {
+            jsonrpc: '2.0',
+            id,
+            error: { code: ErrorCode.InvalidParams, message: problem.detail, data: problem },
+          }
+    return { detail: problem.detail, reply }
+  }
+}
+
+/**
+ * stdin as the transport should read it: whole lines, minus the refused ones,
+ * whose answers go to `answer` (the transport's send).
+ */
+export function guardStdin(
+  input: Readable,
+  answer: (message: JSONRPCMessage) => Promise<void>,
+  log: Logger,
+): Readable {
+  const output = new PassThrough()
+  const decoder = new StringDecoder('utf8')
+  let pending = ''
+  const take = (line: string) => {
+    const refusal = refusalOf(line.replace(/\r$/, ''), log)
+    if (refusal === null) {
+      output.write(`${line}\n`)
+      return
+    }
+    log.warn({ detail: refusal.detail }, 'mcp: message refused')
+    if (refusal.reply !== null) void answer(refusal.reply)
+  }
+  input.on('data', (chunk: Buffer | string) => {
+    pending += typeof chunk === 'string' ? chunk : decoder.write(chunk)
+    let newline = pending.indexOf('\n')
+    while (newline !== -1) {
+      take(pending.slice(0, newline))
+      pending = pending.slice(newline + 1)
+      newline = pending.indexOf('\n')
+    }
+    if (pending.length > MAX_LINE_CHARS) {
+      output.write(pending)
+      pending = ''
+    }
+  })
+  input.on('end', () => {
+    pending += decoder.end()
+    if (pending !== '') output.write(pending)
+    output.end()
+  })
+  input.on('error', (error) => output.destroy(error))
+  return output
+}

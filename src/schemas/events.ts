@@ -1,0 +1,82 @@
+// The event log (SPEC 2.6, 6.3; CONTRACT 6) and its SSE tail (SPEC 4.6): the
+// envelope, the list query and each route's schema.
+import Type, { type Static } from 'typebox'
+import { ErrorResponses, MAX_PARAM_INTEGER } from './common.js'
+
+export const Event = Type.Object({
+  sequence: Type.Integer(),
+  event_id: Type.String({ format: 'uuid' }),
+  type: Type.String(),
+  entity_type: Type.String(),
+  entity_id: Type.String(),
+  occurred_at: Type.String(),
+  data: Type.Unknown(),
+})
+/** An event as the log holds it and every consumer receives it. */
+export type EventEnvelope = Static<typeof Event>
+
+const EventFilterQuery = {
+  type: Type.Optional(Type.String({ minLength: 1 })),
+  entity_type: Type.Optional(Type.String({ minLength: 1 })),
+  entity_id: Type.Optional(Type.String({ minLength: 1 })),
+}
+
+export const EventListQuery = Type.Object({
+  after: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_PARAM_INTEGER,
+      description: 'Return events after this sequence (default 0).',
+    }),
+  ),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_PARAM_INTEGER,
+      description: 'Default 100, clamped to 1000.',
+    }),
+  ),
+  newest: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_PARAM_INTEGER,
+      description: 'Return the newest N events, oldest first.',
+    }),
+  ),
+  ...EventFilterQuery,
+})
+
+export const EventStreamQuery = Type.Object({
+  after: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_PARAM_INTEGER })),
+  ...EventFilterQuery,
+})
+
+export const EventPage = Type.Object({ events: Type.Array(Event), next: Type.Integer() })
+
+const tags = ['events']
+
+export const EventRoutes = {
+  list: {
+    tags,
+    summary: 'Page through the event log',
+    querystring: EventListQuery,
+    response: { 200: EventPage, ...ErrorResponses },
+  },
+  stream: {
+    tags,
+    summary: 'Server-Sent Events tail; ?after= replays first, then follows',
+    querystring: EventStreamQuery,
+    response: {
+      200: Type.String({ description: 'text/event-stream' }),
+      ...ErrorResponses,
+    },
+  },
+  get: {
+    tags,
+    summary: 'One event by sequence',
+    params: Type.Object({
+      sequence: Type.Integer({ minimum: 0, maximum: MAX_PARAM_INTEGER }),
+    }),
+    response: { 200: Event, ...ErrorResponses },
+  },
+}
