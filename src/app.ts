@@ -15,7 +15,8 @@ import { Ledger } from './ledger/mutate.js'
 import { systemClock, type Clock } from './ledger/time.js'
 import { createLogger } from './log.js'
 import { createMetrics } from './metrics.js'
-import { SearchIndexer } from './search/indexer.js'
+import { rulesOnNewTransactions } from './rules/new-transactions.js'
+import { SearchIndexer, searchDocumentsOfNewTransactions } from './search/indexer.js'
 import { openSecretStore } from './secrets/store.js'
 import { Signals } from './signals.js'
 import { SyncService } from './sync/index.js'
@@ -72,6 +73,9 @@ export async function openServiceContext(
     throw error
   }
   const ledger = new Ledger({ db, publisher, clock, eventsEnabled: () => config.events.enabled })
+  // What every insert of transactions also does, in its unit of work (ledger/unit-of-work.ts).
+  ledger.registerInsertStep(searchDocumentsOfNewTransactions)
+  ledger.registerInsertStep(rulesOnNewTransactions)
   const ctx: Omit<ServiceContext, 'sync'> & { sync?: SyncService } = {
     config,
     db,

@@ -7,6 +7,40 @@
 import { CompiledQuery } from 'kysely'
 import { dialectOf, type Database, type DbExecutor } from './schema.js'
 
+/** SQLite's limit on bound parameters per statement (SQLITE_MAX_VARIABLE_NUMBER). */
+const MAX_PARAMETERS = 32766
+/**
+ * Rows per multi-row INSERT: large enough that a sync writes few statements, and
+ * the same for every full chunk, so its prepared statement is reused.
+ */
+export const INSERT_CHUNK_ROWS = 1000
+
+/** The items in slices of `size` (the last may be shorter), for lookups and writes by the chunk. */
+export function* chunksOf<T>(items: readonly T[], size: number): Generator<T[]> {
+  for (let start = 0; start < items.length; start += size) yield items.slice(start, start + size)
+}
+
+/**
+ * Inserts any number of rows as multi-row INSERTs of up to INSERT_CHUNK_ROWS rows
+ * each (fewer when a row has so many columns that the parameters would pass
+ * SQLite's limit), in the caller's transaction; returns every `returning` row in order.
+ */
+export async function insertRowsChunked<T extends keyof Database>(
+  db: DbExecutor,
+  table: T,
+  columns: ReadonlyArray<keyof Database[T] & string>,
+  rows: ReadonlyArray<readonly unknown[]>,
+  returning: ReadonlyArray<keyof Database[T] & string> = [],
+): Promise<Array<Record<string, unknown>>> {
+  const chunkRows = Math.min(INSERT_CHUNK_ROWS, Math.floor(MAX_PARAMETERS / columns.length))
+  const out: Array<Record<string, unknown>> = []
+  for (const chunk of chunksOf(rows, chunkRows)) {
+    const inserted = await insertRows(db, table, columns, chunk, returning)
+    for (const row of inserted) out.push(row)
+  }
+  return out
+}
+
 /** The last statement text of each table + columns + returning, with its row count. */
 const texts = new Map<string, { rows: number; text: string }>()
 

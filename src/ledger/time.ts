@@ -1,11 +1,10 @@
 // The one parser for the date forms the API accepts. Every instant is stored as
 // fixed-width UTC text (YYYY-MM-DDTHH:MM:SSZ) so text order is time order.
+import { formatInstant } from '../clock.js'
 
-export interface Clock {
-  now(): Date
-}
-
-export const systemClock: Clock = { now: () => new Date() }
+// The clock and the instant formatter live in src/clock.ts (a foundation module,
+// so that db/ and events/ may use them); re-exported for the existing importers.
+export { formatInstant, isoNow, systemClock, type Clock } from '../clock.js'
 
 // Fixed width needs a four-digit year: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59Z.
 const MIN_SECONDS = -62_135_596_800
@@ -16,22 +15,6 @@ const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/
 const TIMESTAMP_RE =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/
 const UNIX_RE = /^-?\d+$/
-
-/** Fixed-width UTC with whole seconds; milliseconds are truncated, not rounded. */
-export function formatInstant(date: Date): string {
-  const ms = date.getTime()
-  if (!Number.isFinite(ms)) throw new RangeError('invalid date')
-  if (ms < MIN_SECONDS * 1000 || ms >= (MAX_SECONDS + 1) * 1000) {
-    throw new RangeError('date outside years 0001-9999')
-  }
-  // toISOString is YYYY-MM-DDTHH:MM:SS.sssZ for these years; cutting the
-  // milliseconds floors toward the past, also before 1970.
-  return `${date.toISOString().slice(0, 19)}Z`
-}
-
-export function isoNow(clock: Clock): string {
-  return formatInstant(clock.now())
-}
 
 function isLeapYear(year: number): boolean {
   return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)

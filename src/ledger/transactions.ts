@@ -3,17 +3,18 @@
 // a manual transaction may live in any account, synced ones included.
 import { randomUUID } from 'node:crypto'
 import type { ServiceContext } from '../context.js'
-import { insertRows } from '../db/bulk.js'
+import { insertRowsChunked } from '../db/bulk.js'
 import type { DbExecutor } from '../db/schema.js'
 import { Conflict, Invalid, NotFound } from '../errors.js'
 import { resolvePage, type PageInput } from '../page.js'
-import { applyRulesToNewTransactions } from '../rules/new-transactions.js'
-import { queueNewDocuments } from '../search/indexer.js'
 import { findAccountRow } from './accounts.js'
+import { EXTENSIONS } from './extensions.js'
 import { requireAmount, requireDate, requireText, TEXT_FIELD_MAX } from './fields.js'
 import { appendVersions, diffCore } from './history.js'
 import { toTransactionJson, type TransactionJson } from './json.js'
-import type { UnitOfWork } from './mutate.js'
+import { bornKeyEvents, insertBornKeyedValuesInUnit, sortedByKey } from './keyed-values.js'
+import { LABELS } from './labels.js'
+import type { UnitOfWork } from './unit-of-work.js'
 import { findTransaction, findTransactionRow, toTransactionsJson } from './snapshots.js'
 import type { TransactionRow } from './tables.js'
 import { deleteTransactionsInUnit } from './transaction-delete.js'
@@ -126,34 +127,31 @@ const TRANSACTION_COLUMNS = [
 
 /**
  * Inserts new transaction rows with their `imported` history version and
- * `transaction.created` event. The one insert path for manual entry and sync.
+ * `transaction.created` event. The one insert path for manual entry and sync;
+ * it runs the registered insert steps (unit-of-work.ts) on the batch: `amend`
+ * before anything is written, so that a row is born with the labels and
+ * extensions they give it (CONTRACT 8), `afterInsert` once all is written.
  */
 export async function insertTransactionsInUnit(
   uow: UnitOfWork,
   rows: readonly TransactionRow[],
 ): Promise<TransactionJson[]> {
-  const INSERT_CHUNK_ROWS = 1000 // 12 parameters a row, under SQLite's 32766
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK_ROWS) {
-    await insertRows(
-      uow.trx,
-      'transactions',
-      TRANSACTION_COLUMNS,
-      rows.slice(i, i + INSERT_CHUNK_ROWS).map((r) => TRANSACTION_COLUMNS.map((c) => r[c])),
-    )
+  if (rows.length === 0) return []
+  let born = rows.map((row) => toTransactionJson(row, {}, {}))
+  for (const step of uow.insertSteps) {
+    if (step.amend) born = withAmendedKeys(born, await step.amend(uow, born), step.name)
   }
-  await queueNewDocuments(
+  await insertRowsChunked(
     uow.trx,
-    rows.map((r) => r.id),
+    'transactions',
+    TRANSACTION_COLUMNS,
+    rows.map((r) => TRANSACTION_COLUMNS.map((c) => r[c])),
   )
-  // CONTRACT 8: enabled rules apply to every new row, in this unit of work.
-  const ruled = await applyRulesToNewTransactions(
-    uow,
-    rows.map((row) => toTransactionJson(row, {}, {})),
-  )
-  const created = ruled.transactions
+  await insertBornKeyedValuesInUnit(uow, LABELS, born)
+  await insertBornKeyedValuesInUnit(uow, EXTENSIONS, born)
   await appendVersions(
     uow,
-    created.map((snapshot) => ({
+    born.map((snapshot) => ({
       transaction_id: snapshot.id,
       kind: 'imported' as const,
       snapshot,
@@ -161,16 +159,38 @@ export async function insertTransactionsInUnit(
       first: true,
     })),
   )
-  for (const snapshot of created) {
+  for (const snapshot of born) {
     uow.emit({
       type: 'transaction.created',
       entity_type: 'transaction',
       entity_id: snapshot.id,
       data: snapshot,
     })
-    for (const event of ruled.eventsAfter(snapshot.id)) uow.emit(event)
+    for (const event of bornKeyEvents(LABELS, snapshot)) uow.emit(event)
+    for (const event of bornKeyEvents(EXTENSIONS, snapshot)) uow.emit(event)
   }
-  return created
+  for (const step of uow.insertSteps) await step.afterInsert?.(uow, born)
+  return born
+}
+
+/** The transactions with the labels and extensions a step's `amend` answered; core fields stay. */
+function withAmendedKeys(
+  born: TransactionJson[],
+  amended: readonly TransactionJson[],
+  step: string,
+): TransactionJson[] {
+  if (amended === born) return born
+  if (amended.length !== born.length) {
+    throw new Error(
+      `insert step ${step}: answered ${amended.length} transactions for ${born.length}`,
+    )
+  }
+  return born.map((tx, i) => {
+    const next = amended[i]!
+    if (next.id !== tx.id) throw new Error(`insert step ${step}: answered ${next.id} for ${tx.id}`)
+    if (next.labels === tx.labels && next.extensions === tx.extensions) return tx
+    return { ...tx, labels: sortedByKey(next.labels), extensions: sortedByKey(next.extensions) }
+  })
 }
 
 export interface UpdateTransactionInput {

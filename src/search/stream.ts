@@ -2,7 +2,8 @@
 // descending; index transactions_date), narrowed by the compiled pre-filter; the
 // matcher decides each one. Memory holds one page, never the ledger.
 import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely'
-import { dialectOf, type Database, type DbExecutor } from '../db/schema.js'
+import { needsPlannerHints } from '../db/dialect.js'
+import type { Database, DbExecutor } from '../db/schema.js'
 import type { TransactionJson } from '../ledger/json.js'
 import { toTransactionsJson } from '../ledger/snapshots.js'
 import type { TransactionRow } from '../ledger/tables.js'
@@ -30,7 +31,7 @@ export function narrowingFor(
   query: QueryNode,
   options: NarrowOptions = {},
 ): Narrowing {
-  return new Narrower(dialectOf(db), options).narrow(query)
+  return new Narrower(db, options).narrow(query)
 }
 
 export async function countCandidates(
@@ -70,7 +71,7 @@ export function olderThan<O>(
  * `amount:<-100 date:2024`.
  */
 function boundedCandidates(db: DbExecutor, narrowing: Narrowing, filter: TransactionFilter) {
-  if (dialectOf(db) !== 'sqlite') return candidateQuery(db, narrowing, filter)
+  if (!needsPlannerHints(db)) return candidateQuery(db, narrowing, filter)
   const set = candidateQuery(db, narrowing, filter).select(sql`transactions.rowid`.as('r'))
   return db.selectFrom('transactions').where(sql<SqlBool>`transactions.rowid in (${set})`)
 }
