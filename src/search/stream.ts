@@ -2,6 +2,7 @@
 // descending; index transactions_date), narrowed by the compiled pre-filter; the
 // matcher decides each one. Memory holds one page, never the ledger.
 import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely'
+import { chunksOf } from '../db/bulk.js'
 import { needsPlannerHints } from '../db/dialect.js'
 import type { Database, DbExecutor } from '../db/schema.js'
 import type { TransactionJson } from '../ledger/json.js'
@@ -125,8 +126,7 @@ export async function* matchingRows(
       .orderBy('id', 'desc')
       .limit(fetchSize)
       .execute()
-    for (let i = 0; i < rows.length; i += pageSize) {
-      const page = rows.slice(i, i + pageSize)
+    for (const page of chunksOf(rows, pageSize)) {
       const subjects = await loadSubjects(db, page, needs)
       const matched = page.filter((_, j) => matches(query, subjects[j]!))
       if (matched.length > 0) yield matched
