@@ -10,7 +10,7 @@ import type { IngestCounts, IngestHint, IngestTransaction } from './ingest-batch
 import { toTransactionJson } from './json.js'
 import { toTransactionsJson } from './snapshots.js'
 import type { TransactionRow } from './tables.js'
-import { insertTransactionsInUnit } from './transactions.js'
+import { insertTransactionsInUnit } from './transaction-insert.js'
 import type { UnitOfWork } from './unit-of-work.js'
 
 // Ids per lookup: fewer, larger statements (SQLite allows 32766 parameters).

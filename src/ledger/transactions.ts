@@ -3,21 +3,17 @@
 // a manual transaction may live in any account, synced ones included.
 import { randomUUID } from 'node:crypto'
 import type { ServiceContext } from '../context.js'
-import { insertRowsChunked } from '../db/bulk.js'
 import type { DbExecutor } from '../db/schema.js'
 import { Conflict, Invalid, NotFound } from '../errors.js'
 import { resolvePage, type PageInput } from '../page.js'
 import { findAccountRow } from './accounts.js'
-import { EXTENSIONS } from './extensions.js'
 import { requireAmount, requireDate, requireText, TEXT_FIELD_MAX } from './fields.js'
 import { appendVersions, diffCore } from './history.js'
 import { toTransactionJson, type TransactionJson } from './json.js'
-import { bornKeyEvents, insertBornKeyedValuesInUnit, sortedByKey } from './keyed-values.js'
-import { LABELS } from './labels.js'
-import type { UnitOfWork } from './unit-of-work.js'
 import { findTransaction, findTransactionRow, toTransactionsJson } from './snapshots.js'
 import type { TransactionRow } from './tables.js'
 import { deleteTransactionsInUnit } from './transaction-delete.js'
+import { insertTransactionsInUnit } from './transaction-insert.js'
 import { filteredTransactions, type TransactionFilter } from './transaction-query.js'
 
 export interface TransactionListInput extends PageInput, TransactionFilter {}
@@ -107,89 +103,6 @@ export async function createTransaction(
     }
     const [created] = await insertTransactionsInUnit(uow, [row])
     return created!
-  })
-}
-
-const TRANSACTION_COLUMNS = [
-  'id',
-  'account_id',
-  'amount',
-  'date',
-  'description',
-  'payee',
-  'memo',
-  'pending',
-  'source',
-  'created_at',
-  'updated_at',
-  'synced_at',
-] as const satisfies ReadonlyArray<keyof TransactionRow>
-
-/**
- * Inserts new transaction rows with their `imported` history version and
- * `transaction.created` event. The one insert path for manual entry and sync;
- * it runs the registered insert steps (unit-of-work.ts) on the batch: `amend`
- * before anything is written, so that a row is born with the labels and
- * extensions they give it (CONTRACT 8), `afterInsert` once all is written.
- */
-export async function insertTransactionsInUnit(
-  uow: UnitOfWork,
-  rows: readonly TransactionRow[],
-): Promise<TransactionJson[]> {
-  if (rows.length === 0) return []
-  let born = rows.map((row) => toTransactionJson(row, {}, {}))
-  for (const step of uow.insertSteps) {
-    if (step.amend) born = withAmendedKeys(born, await step.amend(uow, born), step.name)
-  }
-  await insertRowsChunked(
-    uow.trx,
-    'transactions',
-    TRANSACTION_COLUMNS,
-    rows.map((r) => TRANSACTION_COLUMNS.map((c) => r[c])),
-  )
-  await insertBornKeyedValuesInUnit(uow, LABELS, born)
-  await insertBornKeyedValuesInUnit(uow, EXTENSIONS, born)
-  await appendVersions(
-    uow,
-    born.map((snapshot) => ({
-      transaction_id: snapshot.id,
-      kind: 'imported' as const,
-      snapshot,
-      diff: {},
-      first: true,
-    })),
-  )
-  for (const snapshot of born) {
-    uow.emit({
-      type: 'transaction.created',
-      entity_type: 'transaction',
-      entity_id: snapshot.id,
-      data: snapshot,
-    })
-    for (const event of bornKeyEvents(LABELS, snapshot)) uow.emit(event)
-    for (const event of bornKeyEvents(EXTENSIONS, snapshot)) uow.emit(event)
-  }
-  for (const step of uow.insertSteps) await step.afterInsert?.(uow, born)
-  return born
-}
-
-/** The transactions with the labels and extensions a step's `amend` answered; core fields stay. */
-function withAmendedKeys(
-  born: TransactionJson[],
-  amended: readonly TransactionJson[],
-  step: string,
-): TransactionJson[] {
-  if (amended === born) return born
-  if (amended.length !== born.length) {
-    throw new Error(
-      `insert step ${step}: answered ${amended.length} transactions for ${born.length}`,
-    )
-  }
-  return born.map((tx, i) => {
-    const next = amended[i]!
-    if (next.id !== tx.id) throw new Error(`insert step ${step}: answered ${next.id} for ${tx.id}`)
-    if (next.labels === tx.labels && next.extensions === tx.extensions) return tx
-    return { ...tx, labels: sortedByKey(next.labels), extensions: sortedByKey(next.extensions) }
   })
 }
 

@@ -18,7 +18,7 @@ export interface UnitOfWork {
 
 /**
  * Work that must happen inside the unit of work that inserts transactions, by
- * sync or by hand: the ledger's one insert path (insertTransactionsInUnit) runs
+ * sync or by hand: the ledger's one insert path (transaction-insert.ts) runs
  * every registered step on every batch of new rows, in registration order. The
  * composition root (app.ts) registers them; the ledger knows none by name, so
  * ledger/ imports nothing from the folders that supply them.
