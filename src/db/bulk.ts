@@ -21,21 +21,23 @@ export function* chunksOf<T>(items: readonly T[], size: number): Generator<T[]> 
 }
 
 /**
- * Inserts any number of rows as multi-row INSERTs of up to INSERT_CHUNK_ROWS rows
+ * Inserts any number of items as multi-row INSERTs of up to INSERT_CHUNK_ROWS rows
  * each (fewer when a row has so many columns that the parameters would pass
- * SQLite's limit), in the caller's transaction; returns every `returning` row in order.
+ * SQLite's limit), in the caller's transaction; `toRow` turns an item into its
+ * values in `columns` order, a chunk at a time. Answers every `returning` row, in order.
  */
-export async function insertRowsChunked<T extends keyof Database>(
+export async function insertRowsChunked<T extends keyof Database, I>(
   db: DbExecutor,
   table: T,
   columns: ReadonlyArray<keyof Database[T] & string>,
-  rows: ReadonlyArray<readonly unknown[]>,
+  items: readonly I[],
+  toRow: (item: I) => readonly unknown[],
   returning: ReadonlyArray<keyof Database[T] & string> = [],
 ): Promise<Array<Record<string, unknown>>> {
   const chunkRows = Math.min(INSERT_CHUNK_ROWS, Math.floor(MAX_PARAMETERS / columns.length))
   const out: Array<Record<string, unknown>> = []
-  for (const chunk of chunksOf(rows, chunkRows)) {
-    const inserted = await insertRows(db, table, columns, chunk, returning)
+  for (const chunk of chunksOf(items, chunkRows)) {
+    const inserted = await insertRows(db, table, columns, chunk.map(toRow), returning)
     for (const row of inserted) out.push(row)
   }
   return out
@@ -136,8 +138,13 @@ export async function updateRowsMatching<T extends keyof Database>(
         `where ${columns.map((c, i) => same(c, false, `v.column${i + 1}`)).join(' and ')}`
       matchTexts.set(key, text)
     }
-    const parameters: unknown[] = [set.value]
-    for (const tuple of tuples) for (const value of tuple) parameters.push(value)
+    const width = columns.length
+    const parameters = new Array<unknown>(1 + tuples.length * width)
+    parameters[0] = set.value
+    for (let r = 0; r < tuples.length; r++) {
+      const tuple = tuples[r]!
+      for (let c = 0; c < width; c++) parameters[1 + r * width + c] = tuple[c]
+    }
     query = CompiledQuery.raw(text, parameters)
   }
   const result = await db.executeQuery(query)

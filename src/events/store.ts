@@ -14,19 +14,19 @@ export async function appendEvents(
   events: readonly NewEvent[],
   occurredAt: string,
 ): Promise<EventEnvelope[]> {
-  const rows = events.map((event) => [
-    randomUUID(),
-    event.type,
-    event.entity_type,
-    event.entity_id,
-    occurredAt,
-    JSON.stringify(event.data ?? null),
-  ])
   const inserted = await insertRowsChunked(
     trx,
     'events',
     ['event_id', 'type', 'entity_type', 'entity_id', 'occurred_at', 'data'],
-    rows,
+    events,
+    (event) => [
+      randomUUID(),
+      event.type,
+      event.entity_type,
+      event.entity_id,
+      occurredAt,
+      JSON.stringify(event.data ?? null),
+    ],
     ['sequence', 'event_id'],
   )
   // RETURNING order follows VALUES order on both engines, and the chunks go in order.

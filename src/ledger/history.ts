@@ -94,23 +94,24 @@ export async function appendVersions(
       .execute()
     for (const row of rows) latest.set(row.transaction_id, Number(row.version))
   }
-  const rows = versions.map((v) => {
-    const version = (latest.get(v.transaction_id) ?? 0) + 1
-    latest.set(v.transaction_id, version)
-    return [
-      v.transaction_id,
-      version,
-      v.kind,
-      uow.now,
-      JSON.stringify(v.snapshot),
-      JSON.stringify(v.diff),
-    ]
-  })
+  // Numbered in order as the chunks are written: a transaction's versions follow each other.
   await insertRowsChunked(
     uow.trx,
     'transaction_versions',
     ['transaction_id', 'version', 'kind', 'occurred_at', 'snapshot', 'diff'],
-    rows,
+    versions,
+    (v) => {
+      const version = (latest.get(v.transaction_id) ?? 0) + 1
+      latest.set(v.transaction_id, version)
+      return [
+        v.transaction_id,
+        version,
+        v.kind,
+        uow.now,
+        JSON.stringify(v.snapshot),
+        JSON.stringify(v.diff),
+      ]
+    },
   )
 }
 

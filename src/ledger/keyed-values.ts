@@ -103,12 +103,18 @@ export async function insertBornKeyedValuesInUnit<V extends JsonValue>(
   kind: KeyedValueKind<V>,
   born: readonly TransactionJson[],
 ): Promise<void> {
-  const rows: string[][] = []
+  const pairs: Array<[id: string, key: string, value: V]> = []
   for (const tx of born) {
     const values = tx[kind.field] as Record<string, V>
-    for (const key in values) rows.push([tx.id, key, kind.store(values[key]!)])
+    for (const key in values) pairs.push([tx.id, key, values[key]!])
   }
-  await insertRowsChunked(uow.trx, kind.table, ['transaction_id', 'key', 'value'], rows)
+  await insertRowsChunked(
+    uow.trx,
+    kind.table,
+    ['transaction_id', 'key', 'value'],
+    pairs,
+    ([id, key, value]) => [id, key, kind.store(value)],
+  )
 }
 
 /** The per-key events of a transaction born with keys: one `applied` per key, no previous value. */

@@ -38,18 +38,18 @@ export async function insertTransactionsInUnit(
   rows: readonly TransactionRow[],
 ): Promise<TransactionJson[]> {
   if (rows.length === 0) return []
-  let born = rows.map((row) => toTransactionJson(row, {}, {}))
+  const bare = rows.map((row) => toTransactionJson(row, {}, {}))
+  let born = bare
   for (const step of uow.insertSteps) {
     if (step.amend) born = withAmendedKeys(born, await step.amend(uow, born), step.name)
   }
-  await insertRowsChunked(
-    uow.trx,
-    'transactions',
-    TRANSACTION_COLUMNS,
-    rows.map((r) => TRANSACTION_COLUMNS.map((c) => r[c])),
+  // Most batches are born bare (no rule matches): then no key is looked for at all.
+  const keyed = born === bare ? [] : born.filter(hasKeys)
+  await insertRowsChunked(uow.trx, 'transactions', TRANSACTION_COLUMNS, rows, (r) =>
+    TRANSACTION_COLUMNS.map((c) => r[c]),
   )
-  await insertBornKeyedValuesInUnit(uow, LABELS, born)
-  await insertBornKeyedValuesInUnit(uow, EXTENSIONS, born)
+  await insertBornKeyedValuesInUnit(uow, LABELS, keyed)
+  await insertBornKeyedValuesInUnit(uow, EXTENSIONS, keyed)
   await appendVersions(
     uow,
     born.map((snapshot) => ({
@@ -67,11 +67,18 @@ export async function insertTransactionsInUnit(
       entity_id: snapshot.id,
       data: snapshot,
     })
+    if (keyed.length === 0) continue
     for (const event of bornKeyEvents(LABELS, snapshot)) uow.emit(event)
     for (const event of bornKeyEvents(EXTENSIONS, snapshot)) uow.emit(event)
   }
   for (const step of uow.insertSteps) await step.afterInsert?.(uow, born)
   return born
+}
+
+function hasKeys(tx: TransactionJson): boolean {
+  for (const _ in tx.labels) return true
+  for (const _ in tx.extensions) return true
+  return false
 }
 
 /** The transactions with the labels and extensions a step's `amend` answered; core fields stay. */
