@@ -19,7 +19,7 @@ export async function benchRulesRun(): Promise<void> {
   try {
     generateLedger(db.path, { rows: ROWS })
     // The search documents, as `coffer serve` builds them after an import.
-    const indexing = await timed(() => indexAllQueuedDocuments(db.ctx.db.kysely))
+    const indexing = await timed(() => indexAllQueuedDocuments(db.ctx.ledger))
     console.log(
       `\n(search index built: ${indexing.value} documents at ${perSecond(indexing.value, indexing.ms)} documents/s)`,
     )

@@ -56,7 +56,7 @@ export async function benchSearch(): Promise<void> {
   })
   try {
     // The search documents, as `coffer serve` builds them after an import.
-    const indexing = await timed(() => indexAllQueuedDocuments(ctx.db.kysely))
+    const indexing = await timed(() => indexAllQueuedDocuments(ctx.ledger))
     console.log(
       `\n(search index built: ${indexing.value} documents at ${perSecond(indexing.value, indexing.ms)} documents/s)`,
     )

@@ -9,8 +9,9 @@ import { isLoopbackAddr, splitHostPort, type Config } from './config/index.js'
 import { openContext, type OpenOptions, type ServiceContext } from './context.js'
 import { EventRetention } from './events/retention.js'
 import type { App } from './http/types.js'
-import type { Clock } from './ledger/time.js'
-import { SearchIndexer } from './search/indexer.js'
+import type { Clock } from './clock.js'
+import { rulesOnNewTransactions } from './rules/new-transactions.js'
+import { SearchIndexer, searchDocumentsOfNewTransactions } from './search/indexer.js'
 import { SyncService } from './sync/index.js'
 import { WebhookDelivery } from './webhooks/index.js'
 
@@ -24,6 +25,9 @@ export async function openServiceContext(
   options: OpenOptions = {},
 ): Promise<ServiceContext> {
   const ctx = await openContext(config, options)
+  // What every insert of transactions also does, in its unit of work (ledger/unit-of-work.ts).
+  ctx.ledger.registerInsertStep(searchDocumentsOfNewTransactions)
+  ctx.ledger.registerInsertStep(rulesOnNewTransactions)
   return ctx
 }
 

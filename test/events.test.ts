@@ -8,7 +8,7 @@ import { test } from 'node:test'
 import type { Subscription } from '../src/events/bus.js'
 import type { EventEnvelope } from '../src/events/types.js'
 import { ingestBatchInUnit } from '../src/ledger/ingest.js'
-import { insertTransactionsInUnit } from '../src/ledger/transactions.js'
+import { insertTransactionsInUnit } from '../src/ledger/transaction-insert.js'
 import { expectStatus } from './helpers/http.js'
 import { startTestApp, type TestAppHandle } from './helpers/app.js'
 

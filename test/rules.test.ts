@@ -3,8 +3,9 @@
 // history, and rules applied to new transactions as they are created.
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
+import { sql } from 'kysely'
 import { parseQuery, QueryError } from '../src/search/index.js'
-import { startTestApp, type TestAppHandle } from './helpers/app.js'
+import { ENGINE, startTestApp, type TestAppHandle } from './helpers/app.js'
 import {
   createAccount,
   createTransaction,
@@ -505,7 +506,7 @@ test('POST /rules/run: enabled rules oldest first, a later rule wins, only the n
   )
 })
 
-test('runs reach synced transactions too, and a run is all or nothing', async (t) => {
+test('runs reach synced transactions too', async (t) => {
   const { app } = await setup(t)
   await ingest(app, csvBatch(SYNCED_ROWS))
   const rule = await createRule(app, {
@@ -520,6 +521,90 @@ test('runs reach synced transactions too, and a run is all or nothing', async (t
   assert.deepEqual((await getTx(app, 'csv:1')).labels, { category: 'coffee' })
   assert.equal((await getTx(app, 'csv:1')).source, 'csv')
   assert.deepEqual((await getTx(app, 'csv:2')).labels, {})
+})
+
+/**
+ * Makes the database itself refuse to label one transaction: a trigger created in
+ * this test's database (the SQLite file, or the test's PostgreSQL schema), so a
+ * run fails part-way on a real write with none of our code replaced. Answers a
+ * function that drops it again.
+ */
+async function refuseLabelsFor(app: TestAppHandle, transactionId: string) {
+  const db = app.ctx.db.kysely
+  const id = sql.lit(transactionId)
+  if (ENGINE === 'postgres') {
+    await sql`create function refuse_label() returns trigger language plpgsql as $$
+      begin
+        if new.transaction_id = ${id} then raise exception 'injected: label refused'; end if;
+        return new;
+      end $$`.execute(db)
+    await sql`create trigger refuse_label before insert on transaction_labels
+      for each row execute function refuse_label()`.execute(db)
+    return async () => {
+      await sql`drop trigger refuse_label on transaction_labels`.execute(db)
+      await sql`drop function refuse_label()`.execute(db)
+    }
+  }
+  await sql`create trigger refuse_label before insert on transaction_labels
+    when new.transaction_id = ${id}
+    begin select raise(abort, 'injected: label refused'); end`.execute(db)
+  return async () => {
+    await sql`drop trigger refuse_label`.execute(db)
+  }
+}
+
+test('a run is all or nothing: a write failing part-way leaves no label, version or event', async (t) => {
+  const { app } = await setup(t)
+  // 600 matches, written newest first in chunks of 500: the refused one is in
+  // the second chunk, so 550 labels are written (with their versions, and their
+  // events queued) before the failure.
+  const rows = Array.from({ length: 600 }, (_, i) => ({
+    id: `csv:${String(i + 1).padStart(4, '0')}`,
+    account_id: 'csv:checking',
+    amount: '-3.00',
+    date: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString().slice(0, 19) + 'Z',
+    payee: 'Starbucks',
+  }))
+  await ingest(app, csvBatch(rows))
+  const rule = await createRule(app, {
+    name: 'Coffee',
+    query: 'payee:starbucks',
+    labels: { category: 'coffee' },
+  })
+  const dropTrigger = await refuseLabelsFor(app, 'csv:0050')
+  const mark = await headSequence(app)
+
+  for (const path of [rulePath(rule.id, '/run'), '/api/v1/rules/run']) {
+    assert.deepEqual(await expectStatus(app, 'POST', path, 500), {
+      type: 'about:blank',
+      title: 'Internal Server Error',
+      status: 500,
+      detail: 'internal error; see the service log',
+    })
+    // Nothing of the run was applied: not the first transaction it wrote, not one
+    // of a later chunk, and no label anywhere; no version; no event, not even rule.executed.
+    for (const id of ['csv:0600', 'csv:0101', 'csv:0051']) {
+      assert.deepEqual((await getTx(app, id)).labels, {}, id)
+      assert.deepEqual(
+        (await history(app, id)).map((v: Json) => v.kind),
+        ['imported'],
+        id,
+      )
+    }
+    assert.deepEqual(await expectStatus(app, 'GET', '/api/v1/labels', 200), { labels: [] })
+    assert.equal(await headSequence(app), mark)
+    assert.deepEqual(await eventBodiesAfter(app, mark), [])
+  }
+
+  // Without the trigger the same run goes through whole: it was that one write.
+  await dropTrigger()
+  assert.deepEqual(await expectStatus(app, 'POST', rulePath(rule.id, '/run'), 200), {
+    matched: 600,
+    updated: 600,
+  })
+  assert.deepEqual(await expectStatus(app, 'GET', '/api/v1/labels', 200), {
+    labels: [{ key: 'category', value: 'coffee', transaction_count: 600 }],
+  })
 })
 
 // ---------------------------------------------------------------- unapply

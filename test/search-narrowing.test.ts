@@ -282,7 +282,7 @@ test('narrowed search returns exactly what the matcher returns over every row', 
   if (ENGINE === 'sqlite') {
     // Every search document built (nothing left queued as a candidate), so that
     // the documents' own content is what the queries below exercise.
-    await indexAllQueuedDocuments(ctx.db.kysely)
+    await indexAllQueuedDocuments(ctx.ledger)
     const queued = await sql<{ n: number }>`select count(*) as n from search_pending`.execute(
       ctx.db.kysely,
     )

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { networkInterfaces } from 'node:os'
 import { test } from 'node:test'
-import type { Clock } from '../src/ledger/time.js'
+import type { Clock } from '../src/clock.js'
 import { startTestApp, type TestAppHandle, type TestResponse } from './helpers/app.js'
 
 const KEY_RE = /^coffer_[A-Za-z0-9_-]{43}$/

@@ -3,7 +3,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { ServiceContext } from '../context.js'
 import { Invalid, NotFound } from '../errors.js'
-import { isoNow } from '../ledger/time.js'
+import { isoNow } from '../clock.js'
 import type { ApiKeyJson, ApiKeyScope, CreatedApiKey } from '../schemas/security.js'
 import { sha256Hex } from './hash.js'
 

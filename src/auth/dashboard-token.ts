@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
 import type { ServiceContext } from '../context.js'
 import type { StoredToken } from '../schemas/security.js'
 import { Conflict, Invalid } from '../errors.js'
-import { isoNow } from '../ledger/time.js'
+import { isoNow } from '../clock.js'
 import { hashesEqual, sha256Hex } from './hash.js'
 
 export const PASTED_TOKEN_MIN_LENGTH = 16

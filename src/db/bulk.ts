@@ -1,4 +1,4 @@
-// Multi-row INSERTs for the bulk write paths (sync, history, the event log),
+// Multi-row statements for the bulk write paths (sync, history, the event log),
 // written as SQL text instead of through Kysely's builder: building and compiling
 // a 1000-row insert costs as much CPU as SQLite takes to run it. The text of a
 // shape is kept, so the same string comes back for every full chunk and the
@@ -6,6 +6,42 @@
 // caller's executor, so inside a unit of work it is part of its transaction.
 import { CompiledQuery } from 'kysely'
 import { dialectOf, type Database, type DbExecutor } from './schema.js'
+
+/** SQLite's limit on bound parameters per statement (SQLITE_MAX_VARIABLE_NUMBER). */
+const MAX_PARAMETERS = 32766
+/**
+ * Rows per multi-row INSERT: large enough that a sync writes few statements, and
+ * the same for every full chunk, so its prepared statement is reused.
+ */
+export const INSERT_CHUNK_ROWS = 1000
+
+/** The items in slices of `size` (the last may be shorter), for lookups and writes by the chunk. */
+export function* chunksOf<T>(items: readonly T[], size: number): Generator<T[]> {
+  for (let start = 0; start < items.length; start += size) yield items.slice(start, start + size)
+}
+
+/**
+ * Inserts any number of items as multi-row INSERTs of up to INSERT_CHUNK_ROWS rows
+ * each (fewer when a row has so many columns that the parameters would pass
+ * SQLite's limit), in the caller's transaction; `toRow` turns an item into its
+ * values in `columns` order, a chunk at a time. Answers every `returning` row, in order.
+ */
+export async function insertRowsChunked<T extends keyof Database, I>(
+  db: DbExecutor,
+  table: T,
+  columns: ReadonlyArray<keyof Database[T] & string>,
+  items: readonly I[],
+  toRow: (item: I) => readonly unknown[],
+  returning: ReadonlyArray<keyof Database[T] & string> = [],
+): Promise<Array<Record<string, unknown>>> {
+  const chunkRows = Math.min(INSERT_CHUNK_ROWS, Math.floor(MAX_PARAMETERS / columns.length))
+  const out: Array<Record<string, unknown>> = []
+  for (const chunk of chunksOf(items, chunkRows)) {
+    const inserted = await insertRows(db, table, columns, chunk.map(toRow), returning)
+    for (const row of inserted) out.push(row)
+  }
+  return out
+}
 
 /** The last statement text of each table + columns + returning, with its row count. */
 const texts = new Map<string, { rows: number; text: string }>()
@@ -49,4 +85,68 @@ function statementText(
   if (returning.length > 0) text += ` returning ${quoted(returning)}`
   texts.set(key, { rows, text })
   return text
+}
+
+/** A column compared by updateRowsMatching: its type (for PostgreSQL's arrays) and whether it may be null. */
+export interface MatchColumn {
+  name: string
+  type: 'text' | 'integer'
+  nullable?: boolean
+}
+
+/** SQLite statement texts by table, columns and row count (a full chunk repeats, so its statement stays prepared). */
+const matchTexts = new Map<string, string>()
+
+/**
+ * Sets `column` to `value` on every row of `table` that equals one of `tuples`
+ * (each in `columns` order) on all of `columns`, null matching null where the
+ * column is nullable, in one UPDATE joined to the tuples; answers how many rows
+ * it set. The database compares: nothing is read back.
+ */
+export async function updateRowsMatching<T extends keyof Database>(
+  db: DbExecutor,
+  table: T,
+  set: { column: keyof Database[T] & string; value: unknown },
+  columns: readonly MatchColumn[],
+  tuples: ReadonlyArray<readonly unknown[]>,
+): Promise<number> {
+  if (tuples.length === 0) return 0
+  const same = (c: MatchColumn, postgres: boolean, value: string) =>
+    `t."${c.name}" ${c.nullable ? (postgres ? 'is not distinct from' : 'is') : '='} ${value}`
+  let query: CompiledQuery
+  if (dialectOf(db) === 'postgres') {
+    // One array a column: as many parameters as columns whatever the count of
+    // tuples, and a plan that probes the primary key once the table is large.
+    const arrays = columns.map((c, i) => `$${i + 2}::${c.type}[]`)
+    const text =
+      `update "${table}" as t set "${set.column}" = $1 from unnest(${arrays.join(', ')}) ` +
+      `as v(${columns.map((c) => `"${c.name}"`).join(', ')}) ` +
+      `where ${columns.map((c) => same(c, true, `v."${c.name}"`)).join(' and ')}`
+    query = CompiledQuery.raw(text, [
+      set.value,
+      ...columns.map((_, i) => tuples.map((tuple) => tuple[i])),
+    ])
+  } else {
+    const key = `${table} ${set.column} ${columns.map((c) => c.name).join(',')} ${tuples.length}`
+    let text = matchTexts.get(key)
+    if (text === undefined) {
+      const tuple = `(${columns.map(() => '?').join(', ')})`
+      // SQLite names the columns of a VALUES list column1, column2, ...
+      text =
+        `update "${table}" as t set "${set.column}" = ? ` +
+        `from (values ${Array.from({ length: tuples.length }, () => tuple).join(', ')}) as v ` +
+        `where ${columns.map((c, i) => same(c, false, `v.column${i + 1}`)).join(' and ')}`
+      matchTexts.set(key, text)
+    }
+    const width = columns.length
+    const parameters = new Array<unknown>(1 + tuples.length * width)
+    parameters[0] = set.value
+    for (let r = 0; r < tuples.length; r++) {
+      const tuple = tuples[r]!
+      for (let c = 0; c < width; c++) parameters[1 + r * width + c] = tuple[c]
+    }
+    query = CompiledQuery.raw(text, parameters)
+  }
+  const result = await db.executeQuery(query)
+  return Number(result.numAffectedRows ?? 0n)
 }

@@ -2,17 +2,14 @@
 // applied one). One list serves both engines; a migration branches on `dialect`
 // where SQLite and PostgreSQL differ.
 import { sql, type Kysely } from 'kysely'
-import type { DialectName, Db } from './connect.js'
+import type { Db } from './connect.js'
+import type { MigrationContext } from './migrations/context.js'
 import * as m0001 from './migrations/0001-ledger.js'
 import * as m0002 from './migrations/0002-webhooks.js'
 import * as m0003 from './migrations/0003-sync.js'
 import * as m0004 from './migrations/0004-search.js'
 import * as m0005 from './migrations/0005-rules.js'
 import * as m0006 from './migrations/0006-webhook-start.js'
-
-export interface MigrationContext {
-  dialect: DialectName
-}
 
 interface MigrationModule {
   up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void>

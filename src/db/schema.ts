@@ -18,12 +18,15 @@ export interface Database
     RuleTables {}
 
 import { PostgresAdapter, type Kysely, type Transaction } from 'kysely'
-import type { DialectName } from './connect.js'
 
 /** A handle a query function runs on: the database, or a unit of work's transaction. */
 export type DbExecutor = Kysely<Database> | Transaction<Database>
 
-/** Which engine a handle runs on, for the few statements written per engine. */
-export function dialectOf(db: DbExecutor): DialectName {
+/**
+ * Which engine a handle runs on, for the few statements written per engine.
+ * Only db/ asks this: other folders ask a named question of db/dialect.ts.
+ * (The union is spelled out, not imported from connect.ts, which imports this file.)
+ */
+export function dialectOf(db: DbExecutor): 'sqlite' | 'postgres' {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite'
 }

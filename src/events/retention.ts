@@ -4,7 +4,7 @@
 // the oldest one (readEventsAfter reads `sequence > cursor`), so SSE clients and
 // the webhook dispatcher need nothing special.
 import type { EventsContext } from './context.js'
-import { formatInstant } from '../ledger/time.js'
+import { formatInstant } from '../clock.js'
 
 export const RETENTION_INTERVAL_MS = 6 * 60 * 60 * 1000
 const DAY_MS = 24 * 60 * 60 * 1000

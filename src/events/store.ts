@@ -2,7 +2,7 @@
 // ledger.mutate's database transaction; reads page by sequence.
 import type { Kysely, Transaction } from 'kysely'
 import { randomUUID } from 'node:crypto'
-import { insertRows } from '../db/bulk.js'
+import { insertRowsChunked } from '../db/bulk.js'
 import { lockForTransaction } from '../db/coordination.js'
 import type { Database } from '../db/schema.js'
 import type { EventRow } from './tables.js'
@@ -24,47 +24,39 @@ export function lockEventAppends(trx: Executor): Promise<void> {
   return lockForTransaction(trx, EVENT_APPEND_LOCK_KEY)
 }
 
-// SQLite allows 32766 bound parameters per statement; 7 per event row.
-const APPEND_CHUNK_ROWS = 1000
-
 export async function appendEvents(
   trx: Executor,
   events: readonly NewEvent[],
   occurredAt: string,
 ): Promise<EventEnvelope[]> {
-  const out: EventEnvelope[] = []
-  for (let start = 0; start < events.length; start += APPEND_CHUNK_ROWS) {
-    const chunk = events.slice(start, start + APPEND_CHUNK_ROWS)
-    const rows = chunk.map((event) => [
+  const inserted = await insertRowsChunked(
+    trx,
+    'events',
+    ['event_id', 'type', 'entity_type', 'entity_id', 'occurred_at', 'data'],
+    events,
+    (event) => [
       randomUUID(),
       event.type,
       event.entity_type,
       event.entity_id,
       occurredAt,
       JSON.stringify(event.data ?? null),
-    ])
-    const inserted = await insertRows(
-      trx,
-      'events',
-      ['event_id', 'type', 'entity_type', 'entity_id', 'occurred_at', 'data'],
-      rows,
-      ['sequence', 'event_id'],
-    )
-    // RETURNING order follows VALUES order on both engines for a single insert.
-    inserted.forEach((row, i) => {
-      const event = chunk[i]!
-      out.push({
-        sequence: Number(row.sequence),
-        event_id: row.event_id as string,
-        type: event.type,
-        entity_type: event.entity_type,
-        entity_id: event.entity_id,
-        occurred_at: occurredAt,
-        data: event.data ?? null,
-      })
-    })
-  }
-  return out
+    ],
+    ['sequence', 'event_id'],
+  )
+  // RETURNING order follows VALUES order on both engines, and the chunks go in order.
+  return inserted.map((row, i) => {
+    const event = events[i]!
+    return {
+      sequence: Number(row.sequence),
+      event_id: row.event_id as string,
+      type: event.type,
+      entity_type: event.entity_type,
+      entity_id: event.entity_id,
+      occurred_at: occurredAt,
+      data: event.data ?? null,
+    }
+  })
 }
 
 export interface EventFilter {

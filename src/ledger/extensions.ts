@@ -5,7 +5,7 @@ import { Invalid, NotFound } from '../errors.js'
 import { diffExtensions } from './history.js'
 import { writeKeyedValuesInUnit, type KeyedValueKind } from './keyed-values.js'
 import type { JsonValue, TransactionJson } from './json.js'
-import type { UnitOfWork } from './mutate.js'
+import type { UnitOfWork } from './unit-of-work.js'
 import { findTransaction } from './snapshots.js'
 
 export const EXTENSION_KEYS_MAX = 50

@@ -1,10 +1,10 @@
 // Transaction history (CONTRACT 6): one version per change, with the snapshot
 // after the change and a per-field diff. Versions outlive a deleted transaction.
-import { insertRows } from '../db/bulk.js'
+import { chunksOf, insertRowsChunked } from '../db/bulk.js'
 import type { DbExecutor } from '../db/schema.js'
 import { NotFound } from '../errors.js'
 import { canonicalJson, type JsonValue, type TransactionJson } from './json.js'
-import type { UnitOfWork } from './mutate.js'
+import type { UnitOfWork } from './unit-of-work.js'
 import { inList } from '../db/in-list.js'
 
 export type VersionKind = 'imported' | 'synced' | 'labeled' | 'edited' | 'extended' | 'deleted'
@@ -76,7 +76,7 @@ export interface NewVersion {
   first?: boolean
 }
 
-const VERSION_CHUNK_ROWS = 1000
+const LOOKUP_CHUNK_IDS = 500
 
 export async function appendVersions(
   uow: UnitOfWork,
@@ -85,35 +85,34 @@ export async function appendVersions(
   if (versions.length === 0) return
   const needLookup = [...new Set(versions.filter((v) => !v.first).map((v) => v.transaction_id))]
   const latest = new Map<string, number>()
-  for (let i = 0; i < needLookup.length; i += 500) {
+  for (const ids of chunksOf(needLookup, LOOKUP_CHUNK_IDS)) {
     const rows = await uow.trx
       .selectFrom('transaction_versions')
       .select(['transaction_id', (eb) => eb.fn.max('version').as('version')])
-      .where(inList(uow.trx, 'transaction_id', needLookup.slice(i, i + 500)))
+      .where(inList(uow.trx, 'transaction_id', ids))
       .groupBy('transaction_id')
       .execute()
     for (const row of rows) latest.set(row.transaction_id, Number(row.version))
   }
-  const rows = versions.map((v) => {
-    const version = (latest.get(v.transaction_id) ?? 0) + 1
-    latest.set(v.transaction_id, version)
-    return [
-      v.transaction_id,
-      version,
-      v.kind,
-      uow.now,
-      JSON.stringify(v.snapshot),
-      JSON.stringify(v.diff),
-    ]
-  })
-  for (let i = 0; i < rows.length; i += VERSION_CHUNK_ROWS) {
-    await insertRows(
-      uow.trx,
-      'transaction_versions',
-      ['transaction_id', 'version', 'kind', 'occurred_at', 'snapshot', 'diff'],
-      rows.slice(i, i + VERSION_CHUNK_ROWS),
-    )
-  }
+  // Numbered in order as the chunks are written: a transaction's versions follow each other.
+  await insertRowsChunked(
+    uow.trx,
+    'transaction_versions',
+    ['transaction_id', 'version', 'kind', 'occurred_at', 'snapshot', 'diff'],
+    versions,
+    (v) => {
+      const version = (latest.get(v.transaction_id) ?? 0) + 1
+      latest.set(v.transaction_id, version)
+      return [
+        v.transaction_id,
+        version,
+        v.kind,
+        uow.now,
+        JSON.stringify(v.snapshot),
+        JSON.stringify(v.diff),
+      ]
+    },
+  )
 }
 
 export async function readVersions(db: DbExecutor, transactionId: string): Promise<VersionJson[]> {

@@ -1,11 +1,13 @@
 // Labels and extensions are both per-transaction maps of key → value, written the
 // same way: rows in their own table, one history version per change, and one
 // event per changed key. This is that one writer; labels.ts and extensions.ts
-// supply what differs.
+// supply what differs. New transactions may be born with keys (the insert steps
+// of unit-of-work.ts): their rows go in bulk, their version is the `imported` one.
+import { insertRowsChunked } from '../db/bulk.js'
 import type { NewEvent } from '../events/types.js'
 import { appendVersions, type Diff } from './history.js'
 import type { JsonValue, TransactionJson } from './json.js'
-import type { UnitOfWork } from './mutate.js'
+import type { UnitOfWork } from './unit-of-work.js'
 
 export interface KeyedValueKind<V extends JsonValue> {
   /** The snapshot field, and the prefix of its diff keys. */
@@ -88,4 +90,39 @@ export async function writeKeyedValuesInUnit<V extends JsonValue>(
   await appendVersions(uow, [{ transaction_id: id, kind: kind.version, snapshot: after, diff }])
   for (const event of keyEvents(kind, after, diff)) uow.emit(event)
   return after
+}
+
+/**
+ * Writes the keys that new transactions are born with, as multi-row inserts (a
+ * sync inserts thousands of rows in one unit). No version and no event here: the
+ * caller's `imported` version and `transaction.created` carry the keys, followed
+ * by bornKeyEvents.
+ */
+export async function insertBornKeyedValuesInUnit<V extends JsonValue>(
+  uow: UnitOfWork,
+  kind: KeyedValueKind<V>,
+  born: readonly TransactionJson[],
+): Promise<void> {
+  const pairs: Array<[id: string, key: string, value: V]> = []
+  for (const tx of born) {
+    const values = tx[kind.field] as Record<string, V>
+    for (const key in values) pairs.push([tx.id, key, values[key]!])
+  }
+  await insertRowsChunked(
+    uow.trx,
+    kind.table,
+    ['transaction_id', 'key', 'value'],
+    pairs,
+    ([id, key, value]) => [id, key, kind.store(value)],
+  )
+}
+
+/** The per-key events of a transaction born with keys: one `applied` per key, no previous value. */
+export function bornKeyEvents<V extends JsonValue>(
+  kind: KeyedValueKind<V>,
+  born: TransactionJson,
+): NewEvent[] {
+  const values = born[kind.field] as Record<string, V>
+  for (const _ in values) return keyEvents(kind, born, kind.diff({}, values))
+  return []
 }

@@ -1,11 +1,12 @@
 // Labels (SPEC 2.3): string values under lower-cased keys. They are user-owned,
 // so they are editable on synced transactions too and never touched by a sync.
 import type { ServiceContext } from '../context.js'
+import { chunksOf } from '../db/bulk.js'
 import { Invalid, NotFound } from '../errors.js'
 import { appendVersions, diffLabels } from './history.js'
 import { writeKeyedValuesInUnit, type KeyedValueKind } from './keyed-values.js'
 import type { TransactionJson } from './json.js'
-import type { UnitOfWork } from './mutate.js'
+import type { UnitOfWork } from './unit-of-work.js'
 import { findTransaction } from './snapshots.js'
 
 export const LABEL_KEYS_MAX = 50
@@ -123,8 +124,7 @@ export async function deleteLabel(
       .orderBy('transaction_id')
       .execute()
     const ids = holders.map((h) => h.transaction_id)
-    for (let i = 0; i < ids.length; i += DELETE_CHUNK) {
-      const chunk = ids.slice(i, i + DELETE_CHUNK)
+    for (const chunk of chunksOf(ids, DELETE_CHUNK)) {
       const befores = await Promise.all(chunk.map((tid) => findTransaction(uow.trx, tid)))
       await uow.trx
         .deleteFrom('transaction_labels')

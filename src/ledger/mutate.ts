@@ -2,22 +2,14 @@
 // runs as a unit of work inside ONE database transaction that writes the rows,
 // their history versions and their events; only after the commit are the events
 // published to the bus. A unit that throws rolls back and publishes nothing.
-import type { Transaction } from 'kysely'
 import type { Db } from '../db/connect.js'
-import type { Database } from '../db/schema.js'
 import type { LogTail } from '../events/publisher.js'
 import { appendEvents, lockEventAppends } from '../events/store.js'
 import type { EventEnvelope, NewEvent } from '../events/types.js'
-import { isoNow, type Clock } from './time.js'
+import { isoNow, type Clock } from '../clock.js'
+import type { InsertStep, UnitOfWork } from './unit-of-work.js'
 
-export interface UnitOfWork {
-  readonly trx: Transaction<Database>
-  /** One timestamp for the whole unit: every row and event it writes shares it. */
-  readonly now: string
-  emit(event: NewEvent): void
-  /** A value computed once per unit (under `key`) and shared by every step of it. */
-  memo<T>(key: symbol, compute: () => T): T
-}
+export type { InsertStep, UnitOfWork } from './unit-of-work.js'
 
 export interface LedgerDeps {
   db: Db
@@ -28,7 +20,14 @@ export interface LedgerDeps {
 }
 
 export class Ledger {
+  private readonly insertSteps: InsertStep[] = []
+
   constructor(private readonly deps: LedgerDeps) {}
+
+  /** Adds work to every insert of transactions, after the steps already registered (unit-of-work.ts). */
+  registerInsertStep(step: InsertStep): void {
+    this.insertSteps.push(step)
+  }
 
   async mutate<T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
     const { db, publisher, clock } = this.deps
@@ -40,6 +39,7 @@ export class Ledger {
       const value = await work({
         trx,
         now,
+        insertSteps: this.insertSteps,
         emit: (event) => pending.push(event),
         memo<T>(key: symbol, compute: () => T): T {
           if (!memos.has(key)) memos.set(key, compute())

@@ -4,7 +4,7 @@ import type { DbExecutor } from '../db/schema.js'
 import type { ServiceContext } from '../context.js'
 import { resolvePage, type PageInput } from '../page.js'
 import { toOrganizationJson, type OrganizationJson } from './json.js'
-import type { UnitOfWork } from './mutate.js'
+import type { UnitOfWork } from './unit-of-work.js'
 
 export const MANUAL_ORG = { id: 'manual', name: 'Manual', domain: null, source: 'manual' } as const
 

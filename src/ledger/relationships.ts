@@ -3,7 +3,7 @@
 import type { ServiceContext } from '../context.js'
 import type { DbExecutor } from '../db/schema.js'
 import { Invalid, NotFound } from '../errors.js'
-import type { UnitOfWork } from './mutate.js'
+import type { UnitOfWork } from './unit-of-work.js'
 import { findTransaction } from './snapshots.js'
 
 const KIND_PATTERN = /^[a-z][a-z0-9_.-]{0,63}$/

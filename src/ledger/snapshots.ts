@@ -1,5 +1,6 @@
 // Loads transactions with their labels and extensions as the JSON of SPEC 2.2.
 // Lists load the side tables for a whole page in two queries, never per row.
+import { chunksOf } from '../db/bulk.js'
 import type { DbExecutor } from '../db/schema.js'
 import { toTransactionJson, type JsonValue, type TransactionJson } from './json.js'
 import type { TransactionRow } from './tables.js'
@@ -13,11 +14,11 @@ export async function loadLabels(
   ids: readonly string[],
 ): Promise<Map<string, Record<string, string>>> {
   const out = new Map<string, Record<string, string>>()
-  for (let i = 0; i < ids.length; i += ID_CHUNK) {
+  for (const chunk of chunksOf(ids, ID_CHUNK)) {
     const rows = await db
       .selectFrom('transaction_labels')
       .select(['transaction_id', 'key', 'value'])
-      .where(inList(db, 'transaction_id', ids.slice(i, i + ID_CHUNK)))
+      .where(inList(db, 'transaction_id', chunk))
       .orderBy('key')
       .execute()
     for (const row of rows) {
@@ -34,11 +35,11 @@ export async function loadExtensions(
   ids: readonly string[],
 ): Promise<Map<string, Record<string, JsonValue>>> {
   const out = new Map<string, Record<string, JsonValue>>()
-  for (let i = 0; i < ids.length; i += ID_CHUNK) {
+  for (const chunk of chunksOf(ids, ID_CHUNK)) {
     const rows = await db
       .selectFrom('transaction_extensions')
       .select(['transaction_id', 'key', 'value'])
-      .where(inList(db, 'transaction_id', ids.slice(i, i + ID_CHUNK)))
+      .where(inList(db, 'transaction_id', chunk))
       .orderBy('key')
       .execute()
     for (const row of rows) {

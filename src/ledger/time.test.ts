@@ -1,6 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { formatInstant, isoNow, parseInstant, systemClock, type Clock } from './time.js'
+import { formatInstant, isoNow, systemClock, type Clock } from '../clock.js'
+import { parseInstant } from './time.js'
 
 import { civilToInstant, isCalendarDay, monthDayOfYearDay } from './time.js'
 

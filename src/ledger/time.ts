@@ -1,24 +1,6 @@
 // The one parser for the date forms the API accepts. Every instant is stored as
 // fixed-width UTC text (YYYY-MM-DDTHH:MM:SSZ) so text order is time order.
-
-export interface Clock {
-  now(): Date
-  /**
-   * Calls `callback` once `ms` of this clock's time have passed; answers a
-   * cancel. Absent: real time. A test clock that moves by hand makes waits
-   * (backoff, polling) exact instead of racing the wall clock.
-   */
-  setTimer?(callback: () => void, ms: number): () => void
-}
-
-export const systemClock: Clock = { now: () => new Date() }
-
-/** A timer on `clock` (real time unless the clock brings its own). */
-export function startTimer(clock: Clock, ms: number, callback: () => void): () => void {
-  if (clock.setTimer) return clock.setTimer(callback, ms)
-  const timer = setTimeout(callback, ms)
-  return () => clearTimeout(timer)
-}
+import { formatInstant } from '../clock.js'
 
 // Fixed width needs a four-digit year: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59Z.
 const MIN_SECONDS = -62_135_596_800
@@ -29,22 +11,6 @@ const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/
 const TIMESTAMP_RE =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/
 const UNIX_RE = /^-?\d+$/
-
-/** Fixed-width UTC with whole seconds; milliseconds are truncated, not rounded. */
-export function formatInstant(date: Date): string {
-  const ms = date.getTime()
-  if (!Number.isFinite(ms)) throw new RangeError('invalid date')
-  if (ms < MIN_SECONDS * 1000 || ms >= (MAX_SECONDS + 1) * 1000) {
-    throw new RangeError('date outside years 0001-9999')
-  }
-  // toISOString is YYYY-MM-DDTHH:MM:SS.sssZ for these years; cutting the
-  // milliseconds floors toward the past, also before 1970.
-  return `${date.toISOString().slice(0, 19)}Z`
-}
-
-export function isoNow(clock: Clock): string {
-  return formatInstant(clock.now())
-}
 
 function isLeapYear(year: number): boolean {
   return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)

@@ -1,8 +1,9 @@
 // Removing transactions (a manual delete, or an account-delete cascade): the row
 // and its labels, extensions and edges go; its history stays readable and gains
 // a `deleted` version; `transaction.deleted` carries the last-known snapshot.
+import { chunksOf } from '../db/bulk.js'
 import { appendVersions } from './history.js'
-import type { UnitOfWork } from './mutate.js'
+import type { UnitOfWork } from './unit-of-work.js'
 import { findTransaction, toTransactionsJson } from './snapshots.js'
 
 const DELETE_CHUNK = 500
@@ -12,8 +13,7 @@ export async function deleteTransactionsInUnit(
   ids: readonly string[],
 ): Promise<void> {
   const deleting = new Set(ids)
-  for (let i = 0; i < ids.length; i += DELETE_CHUNK) {
-    const chunk = ids.slice(i, i + DELETE_CHUNK)
+  for (const chunk of chunksOf(ids, DELETE_CHUNK)) {
     const rows = await uow.trx
       .selectFrom('transactions')
       .selectAll()

@@ -3,20 +3,17 @@
 // a manual transaction may live in any account, synced ones included.
 import { randomUUID } from 'node:crypto'
 import type { ServiceContext } from '../context.js'
-import { insertRows } from '../db/bulk.js'
 import type { DbExecutor } from '../db/schema.js'
 import { Conflict, Invalid, NotFound } from '../errors.js'
 import { resolvePage, type PageInput } from '../page.js'
-import { applyRulesToNewTransactions } from '../rules/new-transactions.js'
-import { queueNewDocuments } from '../search/indexer.js'
 import { findAccountRow } from './accounts.js'
 import { requireAmount, requireDate, requireText, TEXT_FIELD_MAX } from './fields.js'
 import { appendVersions, diffCore } from './history.js'
 import { toTransactionJson, type TransactionJson } from './json.js'
-import type { UnitOfWork } from './mutate.js'
 import { findTransaction, findTransactionRow, toTransactionsJson } from './snapshots.js'
 import type { TransactionRow } from './tables.js'
 import { deleteTransactionsInUnit } from './transaction-delete.js'
+import { insertTransactionsInUnit } from './transaction-insert.js'
 import { filteredTransactions, type TransactionFilter } from './transaction-query.js'
 
 export interface TransactionListInput extends PageInput, TransactionFilter {}
@@ -107,70 +104,6 @@ export async function createTransaction(
     const [created] = await insertTransactionsInUnit(uow, [row])
     return created!
   })
-}
-
-const TRANSACTION_COLUMNS = [
-  'id',
-  'account_id',
-  'amount',
-  'date',
-  'description',
-  'payee',
-  'memo',
-  'pending',
-  'source',
-  'created_at',
-  'updated_at',
-  'synced_at',
-] as const satisfies ReadonlyArray<keyof TransactionRow>
-
-/**
- * Inserts new transaction rows with their `imported` history version and
- * `transaction.created` event. The one insert path for manual entry and sync.
- */
-export async function insertTransactionsInUnit(
-  uow: UnitOfWork,
-  rows: readonly TransactionRow[],
-): Promise<TransactionJson[]> {
-  const INSERT_CHUNK_ROWS = 1000 // 12 parameters a row, under SQLite's 32766
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK_ROWS) {
-    await insertRows(
-      uow.trx,
-      'transactions',
-      TRANSACTION_COLUMNS,
-      rows.slice(i, i + INSERT_CHUNK_ROWS).map((r) => TRANSACTION_COLUMNS.map((c) => r[c])),
-    )
-  }
-  await queueNewDocuments(
-    uow.trx,
-    rows.map((r) => r.id),
-  )
-  // CONTRACT 8: enabled rules apply to every new row, in this unit of work.
-  const ruled = await applyRulesToNewTransactions(
-    uow,
-    rows.map((row) => toTransactionJson(row, {}, {})),
-  )
-  const created = ruled.transactions
-  await appendVersions(
-    uow,
-    created.map((snapshot) => ({
-      transaction_id: snapshot.id,
-      kind: 'imported' as const,
-      snapshot,
-      diff: {},
-      first: true,
-    })),
-  )
-  for (const snapshot of created) {
-    uow.emit({
-      type: 'transaction.created',
-      entity_type: 'transaction',
-      entity_id: snapshot.id,
-      data: snapshot,
-    })
-    for (const event of ruled.eventsAfter(snapshot.id)) uow.emit(event)
-  }
-  return created
 }
 
 export interface UpdateTransactionInput {

@@ -6,11 +6,12 @@
 // per-key events), then records one `rule.executed` event. Reading everything
 // before writing keeps the paging of the matches stable while rows change.
 import type { ServiceContext } from '../context.js'
+import { chunksOf } from '../db/bulk.js'
 import type { DbExecutor } from '../db/schema.js'
 import { writeExtensionsInUnit } from '../ledger/extensions.js'
 import type { TransactionJson } from '../ledger/json.js'
 import { writeLabelsInUnit } from '../ledger/labels.js'
-import type { UnitOfWork } from '../ledger/mutate.js'
+import type { UnitOfWork } from '../ledger/unit-of-work.js'
 import { toTransactionsJson } from '../ledger/snapshots.js'
 import { matchingTransactions } from '../search/index.js'
 import {
@@ -169,8 +170,7 @@ async function forEachLoaded(
   ids: readonly string[],
   each: (tx: TransactionJson) => Promise<void>,
 ): Promise<void> {
-  for (let i = 0; i < ids.length; i += WRITE_CHUNK) {
-    const chunk = ids.slice(i, i + WRITE_CHUNK)
+  for (const chunk of chunksOf(ids, WRITE_CHUNK)) {
     const rows = await db
       .selectFrom('transactions')
       .selectAll()

@@ -37,8 +37,8 @@ test('queued and indexed transactions answer alike; edits and deletes re-queue',
   assert.deepEqual(await found('zanzibar'), ['Zanzibar coffee'])
 
   // Indexed in batches smaller than the queue.
-  assert.equal(await indexQueuedDocuments(db, 3), 3)
-  assert.equal(await indexAllQueuedDocuments(db), 2)
+  assert.equal(await indexQueuedDocuments(ctx.ledger, 3), 3)
+  assert.equal(await indexAllQueuedDocuments(ctx.ledger), 2)
   assert.equal(await queued(), 0)
   assert.deepEqual(await found('zanzibar'), ['Zanzibar coffee'])
   assert.deepEqual(await found('groceries').then((d) => d.length), 4)
@@ -51,13 +51,13 @@ test('queued and indexed transactions answer alike; edits and deletes re-queue',
     assert.deepEqual(await found('zanzibar'), [], state)
     assert.deepEqual(await found('kilimanjaro'), ['Kilimanjaro tea'], state)
     assert.deepEqual(await found('serengeti'), ['Groceries 1'], state)
-    await indexAllQueuedDocuments(db)
+    await indexAllQueuedDocuments(ctx.ledger)
   }
 
   // A delete leaves no document behind once indexed, and no answer before.
   await deleteTransaction(ctx, rows[0]!.id)
   assert.deepEqual(await found('kilimanjaro'), [])
-  await indexAllQueuedDocuments(db)
+  await indexAllQueuedDocuments(ctx.ledger)
   assert.equal(
     (await sql<{ n: number }>`select count(*) as n from search_documents`.execute(db)).rows[0]!.n,
     4,

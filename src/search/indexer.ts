@@ -4,9 +4,12 @@
 // narrowing counts every queued transaction as a candidate (narrow.ts), so a
 // backlog makes some searches slower for a while, never wrong. PostgreSQL needs
 // none of this: its trigram indexes are maintained by the database.
-import { sql, type Kysely } from 'kysely'
+import { sql } from 'kysely'
 import type { ServiceContext } from '../context.js'
-import { dialectOf, type Database, type DbExecutor } from '../db/schema.js'
+import { buildsSearchDocuments } from '../db/dialect.js'
+import type { DbExecutor } from '../db/schema.js'
+import type { Ledger } from '../ledger/mutate.js'
+import type { InsertStep } from '../ledger/unit-of-work.js'
 
 /** Documents rebuilt per write transaction: short, so that ledger writes interleave. */
 export const SEARCH_INDEX_BATCH = 2000
@@ -14,24 +17,38 @@ export const SEARCH_INDEX_BATCH = 2000
 const POLL_MS = 500
 
 /**
- * Queues the documents of new transactions (SQLite; PostgreSQL indexes them as
- * it inserts). Called by the one insert path, insertTransactionsInUnit, in the
- * same transaction: changes and deletes are queued by triggers (0004-search).
+ * The insert step (ledger/unit-of-work.ts) that queues the documents of new
+ * transactions in the unit that inserts them. Changes and deletes are queued by
+ * triggers (0004-search).
  */
+export const searchDocumentsOfNewTransactions: InsertStep = {
+  name: 'search documents',
+  afterInsert: (uow, created) =>
+    queueNewDocuments(
+      uow.trx,
+      created.map((tx) => tx.id),
+    ),
+}
+
+/** Queues the documents of new transactions (none to queue where the database indexes by itself). */
 export async function queueNewDocuments(db: DbExecutor, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0 || dialectOf(db) !== 'sqlite') return
+  if (ids.length === 0 || !buildsSearchDocuments(db)) return
   // A deleted transaction's id may still be queued when it is created again.
   await sql`insert into search_pending (transaction_id)
     select value from json_each(${JSON.stringify(ids)}) where true
     on conflict do nothing`.execute(db)
 }
 
-/** Rebuilds up to `batch` queued documents in one transaction; returns how many were queued. */
+/**
+ * Rebuilds up to `batch` queued documents in one unit of the one mutation path
+ * (it emits no event: a document is derived data, not a ledger change); returns
+ * how many were queued.
+ */
 export async function indexQueuedDocuments(
-  db: Kysely<Database>,
+  ledger: Pick<Ledger, 'mutate'>,
   batch = SEARCH_INDEX_BATCH,
 ): Promise<number> {
-  return db.transaction().execute(async (trx) => {
+  return ledger.mutate(async ({ trx }) => {
     const queued = await sql<{ transaction_id: string }>`
       select transaction_id from search_pending limit ${batch}`.execute(trx)
     if (queued.rows.length === 0) return 0
@@ -56,10 +73,10 @@ export async function indexQueuedDocuments(
 }
 
 /** Rebuilds queued documents until none is left; returns how many. */
-export async function indexAllQueuedDocuments(db: Kysely<Database>): Promise<number> {
+export async function indexAllQueuedDocuments(ledger: Pick<Ledger, 'mutate'>): Promise<number> {
   let total = 0
   for (;;) {
-    const done = await indexQueuedDocuments(db)
+    const done = await indexQueuedDocuments(ledger)
     total += done
     if (done < SEARCH_INDEX_BATCH) return total
     // Let requests and ledger writes in between batches.
@@ -75,7 +92,7 @@ export class SearchIndexer {
   constructor(private readonly ctx: ServiceContext) {}
 
   start(): void {
-    if (this.ctx.db.dialect !== 'sqlite') return
+    if (!buildsSearchDocuments(this.ctx.db.kysely)) return
     void this.run()
     this.timer = setInterval(() => void this.run(), POLL_MS)
     this.timer.unref()
@@ -86,7 +103,7 @@ export class SearchIndexer {
     this.running = this.running.then(async () => {
       try {
         const started = Date.now()
-        const indexed = await indexAllQueuedDocuments(this.ctx.db.kysely)
+        const indexed = await indexAllQueuedDocuments(this.ctx.ledger)
         if (indexed >= SEARCH_INDEX_BATCH) {
           this.ctx.log.info(
             { documents: indexed, ms: Date.now() - started },

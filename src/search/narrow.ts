@@ -8,7 +8,13 @@
 // needle's runs of printable ASCII without "i" or "k" must appear, ASCII
 // case-insensitively, in the stored text. Those runs are what SQL looks for.
 import { sql, type RawBuilder, type SqlBool } from 'kysely'
-import type { DialectName } from '../db/connect.js'
+import {
+  buildsSearchDocuments,
+  caseInsensitiveLike,
+  comparesDecimalsExactly,
+  needsPlannerHints,
+} from '../db/dialect.js'
+import type { DbExecutor } from '../db/schema.js'
 import type { Interval, QueryNode } from './ast.js'
 
 export interface Narrowing {
@@ -71,17 +77,28 @@ function or(parts: RawBuilder<SqlBool>[]): RawBuilder<SqlBool> {
   return parts.length === 1 ? parts[0]! : sql<SqlBool>`(${sql.join(parts, sql` or `)})`
 }
 
-function likeAll(expression: RawBuilder<unknown>, segments: string[], dialect: DialectName) {
-  // SQLite's LIKE ignores ASCII case; PostgreSQL's needs ILIKE.
-  const op = dialect === 'postgres' ? sql`ilike` : sql`like`
-  return and(segments.map((s) => sql<SqlBool>`${expression} ${op} ${`%${s}%`}`))
-}
-
 export class Narrower {
+  /** LIKE ignoring ASCII case on this engine. */
+  private readonly like: RawBuilder<unknown>
+  private readonly plannerHints: boolean
+  /** Free text goes through the FTS5 documents (SQLite) rather than trigram indexes (PostgreSQL). */
+  private readonly searchDocuments: boolean
+  private readonly exactDecimals: boolean
+
   constructor(
-    private readonly dialect: DialectName,
+    db: DbExecutor,
     private readonly options: NarrowOptions = {},
-  ) {}
+  ) {
+    this.like = caseInsensitiveLike(db)
+    this.plannerHints = needsPlannerHints(db)
+    this.searchDocuments = buildsSearchDocuments(db)
+    this.exactDecimals = comparesDecimalsExactly(db)
+  }
+
+  /** Every segment appears in `expression`, ignoring ASCII case. */
+  private likeAll(expression: RawBuilder<unknown>, segments: string[]): RawBuilder<SqlBool> {
+    return and(segments.map((s) => sql<SqlBool>`${expression} ${this.like} ${`%${s}%`}`))
+  }
 
   /** A narrowing by a subquery of transaction ids (and its correlated form, if any). */
   private idsIn(
@@ -90,7 +107,7 @@ export class Narrower {
     correlated?: RawBuilder<SqlBool>,
   ): Narrowing {
     if (this.options.idSets === false) return EVERY_ROW
-    if (!this.options.dateOrder || this.dialect !== 'sqlite') {
+    if (!this.options.dateOrder || !this.plannerHints) {
       return { where: sql<SqlBool>`transactions.id in (${ids})`, exact, ids, correlated }
     }
     // Walking the date index, a probe per row beats building the whole set first.
@@ -179,13 +196,13 @@ export class Narrower {
   private freeText(needle: string): Narrowing {
     const segments = needleSegments(needle)
     if (segments.length === 0) return EVERY_ROW
-    const byAccount = sql`select t2.id from transactions t2 where t2.account_id in (select a.id from accounts a where ${likeAll(sql`a.name`, segments, this.dialect)})`
-    if (this.dialect === 'sqlite') {
+    const byAccount = sql`select t2.id from transactions t2 where t2.account_id in (select a.id from accounts a where ${this.likeAll(sql`a.name`, segments)})`
+    if (this.searchDocuments) {
       const phrase = segments.map((s) => `"${s}"`).join(' AND ')
       return this.idsIn(sql`${SEARCH_DOCUMENT_IDS(phrase)} union ${byAccount}`, false)
     }
     return this.idsIn(
-      sql`select t1.id from transactions t1 where ${likeAll(TRANSACTION_TEXT_PG('t1'), segments, this.dialect)} union select l.transaction_id from transaction_labels l where ${likeAll(LABEL_TEXT_PG, segments, this.dialect)} union select e.transaction_id from transaction_extensions e where ${likeAll(EXTENSION_TEXT_PG, segments, this.dialect)} union ${byAccount}`,
+      sql`select t1.id from transactions t1 where ${this.likeAll(TRANSACTION_TEXT_PG('t1'), segments)} union select l.transaction_id from transaction_labels l where ${this.likeAll(LABEL_TEXT_PG, segments)} union select e.transaction_id from transaction_extensions e where ${this.likeAll(EXTENSION_TEXT_PG, segments)} union ${byAccount}`,
       false,
     )
   }
@@ -198,12 +215,12 @@ export class Narrower {
     if (segments.length === 0) return EVERY_ROW
     if (field === 'account') {
       return {
-        where: sql<SqlBool>`transactions.account_id in (select a.id from accounts a where ${likeAll(sql`a.name`, segments, this.dialect)})`,
+        where: sql<SqlBool>`transactions.account_id in (select a.id from accounts a where ${this.likeAll(sql`a.name`, segments)})`,
         exact: false,
       }
     }
-    const column = likeAll(sql.ref(`transactions.${field}`), segments, this.dialect)
-    if (this.dialect === 'sqlite') {
+    const column = this.likeAll(sql.ref(`transactions.${field}`), segments)
+    if (this.searchDocuments) {
       // The trigram index finds the rows; LIKE on the column then keeps this field's.
       const phrase = segments.map((s) => `${field} : "${s}"`).join(' AND ')
       return {
@@ -212,13 +229,13 @@ export class Narrower {
       }
     }
     return {
-      where: sql<SqlBool>`(${likeAll(TRANSACTION_TEXT_PG('transactions'), segments, this.dialect)} and ${column})`,
+      where: sql<SqlBool>`(${this.likeAll(TRANSACTION_TEXT_PG('transactions'), segments)} and ${column})`,
       exact: false,
     }
   }
 
   private amount(interval: Interval): Narrowing {
-    if (this.dialect === 'postgres') {
+    if (this.exactDecimals) {
       // numeric is exact, so this agrees with decimal.ts (index: transactions_amount_numeric).
       return {
         where: intervalSql(
@@ -285,10 +302,7 @@ export class Narrower {
       // A stored extension value is compact JSON: a string's text appears quoted
       // and escaped. Segments hold no quote or backslash, so they still appear.
       const segments = needleSegments(operand!)
-      return this.idsIn(
-        rows(segments.length ? likeAll(sql`k.value`, segments, this.dialect) : null),
-        false,
-      )
+      return this.idsIn(rows(segments.length ? this.likeAll(sql`k.value`, segments) : null), false)
     }
     // Equality needs the key; it is exact when SQL's ASCII lower() agrees with toLowerCase.
     const equal = isCaseSafe(operand!) ? valueEquals(kind, operand!) : null

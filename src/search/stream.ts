@@ -2,7 +2,9 @@
 // descending; index transactions_date), narrowed by the compiled pre-filter; the
 // matcher decides each one. Memory holds one page, never the ledger.
 import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely'
-import { dialectOf, type Database, type DbExecutor } from '../db/schema.js'
+import { chunksOf } from '../db/bulk.js'
+import { needsPlannerHints } from '../db/dialect.js'
+import type { Database, DbExecutor } from '../db/schema.js'
 import type { TransactionJson } from '../ledger/json.js'
 import { toTransactionsJson } from '../ledger/snapshots.js'
 import type { TransactionRow } from '../ledger/tables.js'
@@ -30,7 +32,7 @@ export function narrowingFor(
   query: QueryNode,
   options: NarrowOptions = {},
 ): Narrowing {
-  return new Narrower(dialectOf(db), options).narrow(query)
+  return new Narrower(db, options).narrow(query)
 }
 
 export async function countCandidates(
@@ -70,7 +72,7 @@ export function olderThan<O>(
  * `amount:<-100 date:2024`.
  */
 function boundedCandidates(db: DbExecutor, narrowing: Narrowing, filter: TransactionFilter) {
-  if (dialectOf(db) !== 'sqlite') return candidateQuery(db, narrowing, filter)
+  if (!needsPlannerHints(db)) return candidateQuery(db, narrowing, filter)
   const set = candidateQuery(db, narrowing, filter).select(sql`transactions.rowid`.as('r'))
   return db.selectFrom('transactions').where(sql<SqlBool>`transactions.rowid in (${set})`)
 }
@@ -124,8 +126,7 @@ export async function* matchingRows(
       .orderBy('id', 'desc')
       .limit(fetchSize)
       .execute()
-    for (let i = 0; i < rows.length; i += pageSize) {
-      const page = rows.slice(i, i + pageSize)
+    for (const page of chunksOf(rows, pageSize)) {
       const subjects = await loadSubjects(db, page, needs)
       const matched = page.filter((_, j) => matches(query, subjects[j]!))
       if (matched.length > 0) yield matched

@@ -8,8 +8,9 @@ import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Config } from '../config/index.js'
 import type { Db } from '../db/connect.js'
+import { isSingleHostDatabase } from '../db/dialect.js'
 import { AsyncLock } from '../async-lock.js'
-import { isoNow, type Clock } from '../ledger/time.js'
+import { isoNow, type Clock } from '../clock.js'
 
 export interface SecretStore {
   get(name: string): Promise<string | null>
@@ -27,9 +28,10 @@ export const SECRETS_FILE_NAME = 'secrets.json'
 
 /** The store for this engine: the file under data.dir, or the table on PostgreSQL. */
 export function openSecretStore(config: Config, db: Db, clock: Clock): SecretStore {
-  return db.dialect === 'postgres'
-    ? new TableSecretStore(db, clock)
-    : new FileSecretStore(join(config.data.dir, SECRETS_FILE_NAME))
+  // A file is shared only by processes on one machine; a table by all of them.
+  return isSingleHostDatabase(db.kysely)
+    ? new FileSecretStore(join(config.data.dir, SECRETS_FILE_NAME))
+    : new TableSecretStore(db, clock)
 }
 
 export class FileSecretStore implements SecretStore {

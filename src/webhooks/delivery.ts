@@ -1,7 +1,7 @@
 // One delivery attempt: a signed JSON POST of the envelope, cut at the timeout.
 // Any answer other than a 2xx is a failure whose message is `HTTP <status>`; a
 // network error or a timeout fails with its own message (CONTRACT 6).
-import type { Clock } from '../ledger/time.js'
+import type { Clock } from '../clock.js'
 import { deliveryHeaders } from './signing.js'
 
 export interface AttemptTarget {

@@ -2,7 +2,7 @@
 // workers. A job waiting for its retry frees its worker but keeps its place
 // against the capacity, and comes back to the front when its backoff is over.
 // Backoff waits run on the context's clock, so tests move time by hand.
-import { startTimer, type Clock } from '../ledger/time.js'
+import { startTimer, type Clock } from '../clock.js'
 
 export class JobQueue<Job> {
   private readonly ready: Job[] = []

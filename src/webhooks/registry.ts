@@ -8,7 +8,7 @@ import type { DbExecutor } from '../db/schema.js'
 import { Invalid, NotFound } from '../errors.js'
 import { lockEventAppends, logHead } from '../events/store.js'
 import { EVENT_TYPES } from '../events/types.js'
-import { isoNow } from '../ledger/time.js'
+import { isoNow } from '../clock.js'
 import {
   WEBHOOK_EVENT_TYPES_MAX,
   WEBHOOK_URL_MAX_CHARS,

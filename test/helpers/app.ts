@@ -9,7 +9,7 @@ import type { TestContext } from 'node:test'
 import pg from 'pg'
 import { startApp, type RunningApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config/index.js'
-import type { Clock } from '../../src/ledger/time.js'
+import type { Clock } from '../../src/clock.js'
 import { createLogger } from '../../src/log.js'
 
 export const POSTGRES_DSN = process.env.COFFER_TEST_POSTGRES_DSN || null

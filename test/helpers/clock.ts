@@ -1,7 +1,7 @@
 // A clock that moves only when a test moves it. Timers started on it (backoff,
 // grace periods) fire when `advance` passes their time, so a test checks waits
 // exactly instead of measuring the wall clock.
-import type { Clock } from '../../src/ledger/time.js'
+import type { Clock } from '../../src/clock.js'
 
 interface Timer {
   at: number

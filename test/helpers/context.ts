@@ -10,7 +10,7 @@ import type { TestContext } from 'node:test'
 import { openServiceContext } from '../../src/app.js'
 import { loadConfig } from '../../src/config/index.js'
 import type { ServiceContext } from '../../src/context.js'
-import type { Clock } from '../../src/ledger/time.js'
+import type { Clock } from '../../src/clock.js'
 import { createLogger } from '../../src/log.js'
 
 export async function bareContext(

@@ -3,7 +3,7 @@
 // uses (for synced rows), and readers of the event log and history.
 import assert from 'node:assert/strict'
 import { ingestBatchInUnit, type IngestBatch, type IngestCounts } from '../../src/ledger/ingest.js'
-import type { Clock } from '../../src/ledger/time.js'
+import type { Clock } from '../../src/clock.js'
 import type { TestAppHandle } from './app.js'
 import { expectStatus } from './http.js'
 

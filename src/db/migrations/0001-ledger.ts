@@ -1,7 +1,7 @@
 // The ledger, the event log and credentials. Each list query names the index it
 // relies on; the indexes are created here.
 import { sql, type Kysely } from 'kysely'
-import type { MigrationContext } from '../migrate.js'
+import type { MigrationContext } from './context.js'
 
 export async function up(db: Kysely<unknown>, { dialect }: MigrationContext): Promise<void> {
   // Text compares byte-wise on both engines (SQLite's BINARY is PostgreSQL's "C"),

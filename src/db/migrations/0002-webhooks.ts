@@ -1,7 +1,7 @@
 // Webhook registrations (SPEC 2.8, CONTRACT 6) and the dispatcher's cursor in the
 // event log (SPEC 6.3: a restart neither loses nor floods).
 import type { Kysely } from 'kysely'
-import type { MigrationContext } from '../migrate.js'
+import type { MigrationContext } from './context.js'
 
 export async function up(db: Kysely<unknown>, { dialect }: MigrationContext): Promise<void> {
   await db.schema

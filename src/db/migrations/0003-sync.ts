@@ -1,7 +1,7 @@
 // Sync runs (CONTRACT 6 "Sync run"), the shared secret store of PostgreSQL
 // deployments, and the pending OAuth states of source consent flows.
 import { sql, type Kysely } from 'kysely'
-import type { MigrationContext } from '../migrate.js'
+import type { MigrationContext } from './context.js'
 
 export async function up(db: Kysely<unknown>, { dialect }: MigrationContext): Promise<void> {
   const text = dialect === 'postgres' ? sql`text collate "C"` : sql`text`

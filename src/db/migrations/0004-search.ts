@@ -8,7 +8,7 @@
 // PostgreSQL: pg_trgm GIN indexes on the same texts; without pg_trgm the
 // filters still work, unindexed.
 import { sql, type Kysely } from 'kysely'
-import type { MigrationContext } from '../migrate.js'
+import type { MigrationContext } from './context.js'
 
 export async function up(db: Kysely<unknown>, { dialect }: MigrationContext): Promise<void> {
   if (dialect === 'sqlite') await sqliteUp(db)

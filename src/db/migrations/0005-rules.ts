@@ -1,6 +1,6 @@
 // Rules (CONTRACT 8): a saved search query with the labels and extensions it sets.
 import { sql, type Kysely } from 'kysely'
-import type { MigrationContext } from '../migrate.js'
+import type { MigrationContext } from './context.js'
 
 export async function up(db: Kysely<unknown>, { dialect }: MigrationContext): Promise<void> {
   // Byte-wise text order on both engines, as in 0001-ledger.

@@ -3,7 +3,7 @@
 // event written after its 201). Existing webhooks start at 0: they follow the
 // dispatcher's cursor as before.
 import type { Kysely } from 'kysely'
-import type { MigrationContext } from '../migrate.js'
+import type { MigrationContext } from './context.js'
 
 export async function up(db: Kysely<unknown>, { dialect }: MigrationContext): Promise<void> {
   await db.schema

@@ -4,7 +4,7 @@
 // always polls and is never capped; so is every sync with `sync.interval = "0"`.
 import { parseDuration } from '../../config/index.js'
 import type { IngestAccount, IngestOrganization, IngestTransaction } from '../../ledger/ingest.js'
-import { formatInstant, isoNow } from '../../ledger/time.js'
+import { formatInstant, isoNow } from '../../clock.js'
 import type { Skip, SourceContext } from '../source.js'
 import { fetchAccounts } from './bridge.js'
 import { lastPollAt, recordPoll, type AccessCredential } from './credential.js'

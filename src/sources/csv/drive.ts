@@ -9,7 +9,7 @@ import { Readable } from 'node:stream'
 import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import type { ServiceContext } from '../../context.js'
 import { Conflict } from '../../errors.js'
-import { isoNow } from '../../ledger/time.js'
+import { isoNow } from '../../clock.js'
 import type { SourceContext } from '../source.js'
 import type { CsvFileRef } from './backend.js'
 

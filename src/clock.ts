@@ -1,0 +1,37 @@
+// Time as the service sees it: a clock in the service context (tests pass a
+// fixed one, DESIGN "Contracts between parts") and the one stored form of an
+// instant, fixed-width UTC text (YYYY-MM-DDTHH:MM:SSZ) whose text order is time order.
+
+export interface Clock {
+  now(): Date
+  /**
+   * Calls `callback` once `ms` of this clock's time have passed; answers a
+   * cancel. Absent: real time. A test clock that moves by hand makes waits
+   * (backoff, grace periods) exact instead of racing the wall clock.
+   */
+  setTimer?(callback: () => void, ms: number): () => void
+}
+
+export const systemClock: Clock = { now: () => new Date() }
+
+/** A timer on `clock` (real time unless the clock brings its own). */
+export function startTimer(clock: Clock, ms: number, callback: () => void): () => void {
+  if (clock.setTimer) return clock.setTimer(callback, ms)
+  const timer = setTimeout(callback, ms)
+  return () => clearTimeout(timer)
+}
+
+/** Fixed-width UTC with whole seconds; milliseconds are truncated, not rounded. */
+export function formatInstant(date: Date): string {
+  if (!Number.isFinite(date.getTime())) throw new RangeError('invalid date')
+  // Fixed width needs a four-digit year: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59Z.
+  const year = date.getUTCFullYear()
+  if (year < 1 || year > 9999) throw new RangeError('date outside years 0001-9999')
+  // toISOString is YYYY-MM-DDTHH:MM:SS.sssZ for these years; cutting the
+  // milliseconds floors toward the past, also before 1970.
+  return `${date.toISOString().slice(0, 19)}Z`
+}
+
+export function isoNow(clock: Clock): string {
+  return formatInstant(clock.now())
+}

@@ -1,0 +1,46 @@
+// The questions other folders ask about the engine they run on. Outside db/ no
+// file branches on the engine's name: it asks for what it needs by name here,
+// and only this folder knows which engine answers what (DESIGN "Storage").
+import { sql, type RawBuilder } from 'kysely'
+import { dialectOf, type DbExecutor } from './schema.js'
+
+/** The operator for a LIKE pattern that ignores ASCII case: SQLite's LIKE does, PostgreSQL needs ILIKE. */
+export function caseInsensitiveLike(db: DbExecutor): RawBuilder<unknown> {
+  return dialectOf(db) === 'postgres' ? sql`ilike` : sql`like`
+}
+
+/**
+ * Whether `cast(text as <number>)` compares decimal amounts exactly (PostgreSQL
+ * numeric), so SQL agrees with ledger/decimal.ts. SQLite casts to a double (REAL),
+ * which can only narrow: the matcher decides.
+ */
+export function comparesDecimalsExactly(db: DbExecutor): boolean {
+  return dialectOf(db) === 'postgres'
+}
+
+/**
+ * Whether text search runs on documents the application builds (SQLite FTS5:
+ * migration 0004 and search/indexer.ts queue and rebuild them), rather than on
+ * indexes the database keeps by itself (PostgreSQL pg_trgm).
+ */
+export function buildsSearchDocuments(db: DbExecutor): boolean {
+  return dialectOf(db) === 'sqlite'
+}
+
+/**
+ * Whether the planner needs the hints written for it: `+column` to keep an index
+ * from driving a plan, a set of rowids found first and then read (SQLite). A
+ * cost-based planner with statistics (PostgreSQL) chooses well without them.
+ */
+export function needsPlannerHints(db: DbExecutor): boolean {
+  return dialectOf(db) === 'sqlite'
+}
+
+/**
+ * Whether every process that opens this database runs on this machine (SQLite:
+ * one local file), so that a file under data.dir is shared by them as well as a
+ * table would be. PostgreSQL may be shared by processes on several hosts.
+ */
+export function isSingleHostDatabase(db: DbExecutor): boolean {
+  return dialectOf(db) === 'sqlite'
+}

@@ -1,0 +1,48 @@
+// What every step of the one mutation path receives (mutate.ts runs it), and the
+// seam through which other parts join the insert of new transactions.
+import type { Transaction } from 'kysely'
+import type { Database } from '../db/schema.js'
+import type { NewEvent } from '../events/types.js'
+import type { TransactionJson } from './json.js'
+
+export interface UnitOfWork {
+  readonly trx: Transaction<Database>
+  /** One timestamp for the whole unit: every row and event it writes shares it. */
+  readonly now: string
+  emit(event: NewEvent): void
+  /** A value computed once per unit (under `key`) and shared by every step of it. */
+  memo<T>(key: symbol, compute: () => T): T
+  /** The steps that every insert of transactions in this unit runs (Ledger.registerInsertStep). */
+  readonly insertSteps: readonly InsertStep[]
+}
+
+/**
+ * Work that must happen inside the unit of work that inserts transactions, by
+ * sync or by hand: the ledger's one insert path (transaction-insert.ts) runs
+ * every registered step on every batch of new rows, in registration order. The
+ * composition root (app.ts) registers them; the ledger knows none by name, so
+ * ledger/ imports nothing from the folders that supply them.
+ *
+ * Today: search/indexer.ts queues the new rows' search documents, and
+ * rules/new-transactions.ts applies the enabled rules (CONTRACT 8). A plugin hook
+ * on new transactions is one more step.
+ *
+ * A step that throws rolls the whole unit back: nothing of the batch is written.
+ */
+export interface InsertStep {
+  /** Says which part the step belongs to, in logs and errors. */
+  readonly name: string
+  /**
+   * Before anything is written: the new transactions as they are to be born. A
+   * step may answer them with labels and extensions added (one entry per input,
+   * in the same order); the ledger writes those through its keyed-value writer,
+   * so the row is born with them: they are in its `transaction.created` snapshot
+   * and its `imported` version, and one `label.applied` / `extension.set` event
+   * per key follows the `transaction.created`. Core fields are the inserter's:
+   * changes to them are ignored. Keys and values must already be valid (a rule's
+   * were checked when it was stored).
+   */
+  amend?(uow: UnitOfWork, born: readonly TransactionJson[]): Promise<readonly TransactionJson[]>
+  /** After the rows, their labels, extensions and versions are written, in the same unit. */
+  afterInsert?(uow: UnitOfWork, created: readonly TransactionJson[]): Promise<void>
+}
