@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { startTestApp, type TestApp } from './helpers/app.js'
+import { expectStatus } from './helpers/http.js'
 import { connectMcp, toolFails as fails, toolOk as ok, type Json } from './helpers/mcp.js'
 
 const TOKEN = 'rules-mcp-dashboard-token-0123456789'
@@ -19,10 +20,9 @@ const RULE_TOOLS = [
   'preview_rule',
 ]
 
-async function rest(app: TestApp, method: string, path: string, body?: unknown): Promise<Json> {
-  const res = await app.request(method, path, { token: TOKEN, body })
-  assert.ok(res.status < 300, `${method} ${path}: ${res.text}`)
-  return res.body
+/** REST beside MCP, with the dashboard token; every answer's status is stated. */
+function rest(app: TestApp, method: string, path: string, status: number, body?: unknown) {
+  return expectStatus(app, method, path, status, body, { token: TOKEN })
 }
 
 test('rule tools: listed with strict schemas, results equal REST', async (t) => {
@@ -35,14 +35,14 @@ test('rule tools: listed with strict schemas, results equal REST', async (t) => 
     assert.equal(tool.inputSchema.additionalProperties, false, name)
   }
 
-  const acct = await rest(app, 'POST', '/api/v1/accounts', { name: 'Cash', currency: 'USD' })
-  const tx = await rest(app, 'POST', '/api/v1/transactions', {
+  const acct = await rest(app, 'POST', '/api/v1/accounts', 201, { name: 'Cash', currency: 'USD' })
+  const tx = await rest(app, 'POST', '/api/v1/transactions', 201, {
     account_id: acct.id,
     amount: '-4.50',
     date: '2024-01-15',
     payee: 'Starbucks',
   })
-  await rest(app, 'POST', '/api/v1/transactions', {
+  await rest(app, 'POST', '/api/v1/transactions', 201, {
     account_id: acct.id,
     amount: '-40.00',
     date: '2024-01-16',
@@ -60,9 +60,9 @@ test('rule tools: listed with strict schemas, results equal REST', async (t) => 
     query: 'payee:starbucks',
     labels: { category: 'coffee' },
   })
-  assert.deepEqual(await rest(app, 'GET', `/api/v1/rules/${rule.id}`), rule)
+  assert.deepEqual(await rest(app, 'GET', `/api/v1/rules/${rule.id}`, 200), rule)
   assert.deepEqual(await ok(client, 'get_rule', { id: rule.id }), rule)
-  assert.deepEqual(await ok(client, 'list_rules'), await rest(app, 'GET', '/api/v1/rules'))
+  assert.deepEqual(await ok(client, 'list_rules'), await rest(app, 'GET', '/api/v1/rules', 200))
   assert.deepEqual(await ok(client, 'list_rules', { limit: 1, offset: 1 }), {
     rules: [],
     total: 1,
@@ -72,7 +72,7 @@ test('rule tools: listed with strict schemas, results equal REST', async (t) => 
 
   assert.deepEqual(await ok(client, 'run_rules', { id: rule.id }), { matched: 1, updated: 1 })
   assert.deepEqual(await ok(client, 'run_rules'), { matched: 1, updated: 0 })
-  assert.deepEqual((await rest(app, 'GET', `/api/v1/transactions/${tx.id}`)).labels, {
+  assert.deepEqual((await rest(app, 'GET', `/api/v1/transactions/${tx.id}`, 200)).labels, {
     category: 'coffee',
   })
 
@@ -83,7 +83,7 @@ test('rule tools: listed with strict schemas, results equal REST', async (t) => 
     extensions: { 'merchant.name': 'Starbucks' },
     enabled: false,
   })
-  assert.deepEqual(await rest(app, 'GET', `/api/v1/rules/${rule.id}`), updated)
+  assert.deepEqual(await rest(app, 'GET', `/api/v1/rules/${rule.id}`, 200), updated)
   assert.deepEqual(await ok(client, 'run_rules'), { matched: 0, updated: 0 })
 
   // Unapply removes the rule's current keys only: the label came from its old form.

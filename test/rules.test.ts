@@ -12,8 +12,6 @@ import {
   csvBatch,
   eventBodiesAfter,
   expectNoEvents,
-  expectProblem,
-  expectStatus,
   headSequence,
   history,
   ingest,
@@ -21,6 +19,7 @@ import {
   StepClock,
   T0,
 } from './helpers/ledger.js'
+import { expectProblem, expectStatus } from './helpers/http.js'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any

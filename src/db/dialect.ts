@@ -44,3 +44,13 @@ export function needsPlannerHints(db: DbExecutor): boolean {
 export function isSingleHostDatabase(db: DbExecutor): boolean {
   return dialectOf(db) === 'sqlite'
 }
+
+/**
+ * Whether the engine has session locks that die with their connection
+ * (PostgreSQL advisory locks), so that one process can hold a role (the sync
+ * run, the webhook dispatch) and lose it when it stops or crashes. Without them
+ * (SQLite) a role is held by a row that names a live process on this machine.
+ */
+export function hasSessionLocks(db: DbExecutor): boolean {
+  return dialectOf(db) === 'postgres'
+}

@@ -9,8 +9,6 @@ import type { EventEnvelope, NewEvent } from '../events/types.js'
 import { isoNow, type Clock } from '../clock.js'
 import type { InsertStep, UnitOfWork } from './unit-of-work.js'
 
-export type { InsertStep, UnitOfWork } from './unit-of-work.js'
-
 export interface LedgerDeps {
   db: Db
   /** Publishes what the log holds; told of each commit so that it reads at once. */

@@ -1,17 +1,11 @@
 // The one serializer of a rule row into the JSON shape of CONTRACT 8.
+import type { Static } from 'typebox'
 import type { JsonValue } from '../ledger/json.js'
+import type { Rule } from '../schemas/rules.js'
 import type { RuleRow } from './tables.js'
 
-export interface RuleJson {
-  id: string
-  name: string
-  query: string
-  labels: Record<string, string>
-  extensions: Record<string, JsonValue>
-  enabled: boolean
-  created_at: string
-  updated_at: string
-}
+/** CONTRACT 8's rule, as src/schemas/rules.ts declares it. */
+export type RuleJson = Static<typeof Rule>
 
 export function toRuleJson(row: RuleRow): RuleJson {
   return {

@@ -30,27 +30,21 @@ import {
   type RuleEffect,
 } from './store.js'
 import { inList } from '../db/in-list.js'
+import type { Static } from 'typebox'
+import type {
+  PreviewResult as PreviewResultSchema,
+  RunResult as RunResultSchema,
+  UnapplyResult as UnapplyResultSchema,
+} from '../schemas/rules.js'
 
-export interface RunResult {
-  matched: number
-  updated: number
-}
-
-export interface UnapplyResult {
-  matched: number
-  removed: number
-}
+export type RunResult = Static<typeof RunResultSchema>
+export type UnapplyResult = Static<typeof UnapplyResultSchema>
+export type PreviewResult = Static<typeof PreviewResultSchema>
 
 export interface PreviewInput {
   query: string
   labels?: Record<string, string> | undefined
   extensions?: object | undefined
-}
-
-export interface PreviewResult {
-  matched: number
-  would_update: number
-  transactions: TransactionJson[]
 }
 
 /** How many transactions a preview shows. */

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import { sql } from 'kysely'
 import type { Db } from '../db/connect.js'
+import { hasSessionLocks } from '../db/dialect.js'
 import type { DbExecutor } from '../db/schema.js'
 import { runningRuns } from './runs.js'
 
@@ -37,7 +38,7 @@ export interface RunLock {
 }
 
 export function runLockFor(db: Db, owner: string, liveOwners: ReadonlySet<string>): RunLock {
-  return db.dialect === 'postgres'
+  return hasSessionLocks(db.kysely)
     ? new AdvisoryRunLock(db)
     : new OwnerRunLock(db, owner, liveOwners)
 }

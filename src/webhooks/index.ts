@@ -4,6 +4,7 @@
 // app.ts starts WebhookDelivery: the dispatcher, run by one process at a time
 // when several share a PostgreSQL database (lease.ts).
 import type { ServiceContext } from '../context.js'
+import { hasSessionLocks } from '../db/dialect.js'
 import { deliveryEnabled, WebhookDispatcher, type DispatcherOptions } from './dispatcher.js'
 import { PostgresLease } from './lease.js'
 
@@ -27,7 +28,7 @@ export class WebhookDelivery {
       )
       return false
     }
-    if (ctx.db.dialect === 'postgres') {
+    if (hasSessionLocks(ctx.db.kysely)) {
       this.lease = new PostgresLease(ctx.config.database.dsn!, ctx.log, {
         acquired: () => this.run(),
         lost: () => this.halt(),

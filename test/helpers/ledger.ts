@@ -7,9 +7,6 @@ import type { Clock } from '../../src/clock.js'
 import type { TestAppHandle } from './app.js'
 import { expectStatus } from './http.js'
 
-// Files that took these two from here before test/helpers/http.ts existed.
-export { expectProblem, expectStatus } from './http.js'
-
 /** The fixed instant most tests run at. */
 export const T0 = '2024-05-01T12:00:00Z'
 
