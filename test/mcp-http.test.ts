@@ -316,6 +316,10 @@ test('webhook, API key and source tools equal their REST responses', async (t) =
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
   assert.equal(latest?.id, run.run_id)
+  // No source is configured: the run completes with nothing to do.
+  assert.equal(latest.status, 'success', JSON.stringify(latest))
+  assert.equal(latest.trigger, 'manual')
+  assert.notEqual(latest.completed_at, null)
 })
 
 test('/mcp is admin tier: API keys 403, no token 401, wrong verbs 405, no dashboard token 503', async (t) => {
