@@ -14,10 +14,10 @@ import { test, type TestContext } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { EventEnvelope } from '../src/events/types.js'
 import { startReceiver } from './fakes/receiver.js'
 import { dsnWithSchema, POSTGRES_DSN, startTestApp, type TestAppHandle } from './helpers/app.js'
+import { toolOk } from './helpers/mcp.js'
 import { SseClient } from './helpers/sse.js'
 import { writeFolders } from './sync-helpers.js'
 
@@ -116,17 +116,12 @@ async function mcpWrites(app: TestAppHandle): Promise<void> {
   const client = new Client({ name: 'coffer-test', version: '1' })
   await client.connect(transport)
   try {
-    const account = (await client.callTool({
-      name: 'create_account',
-      arguments: { name: 'From MCP', currency: 'EUR' },
-    })) as CallToolResult
-    assert.notEqual(account.isError, true, JSON.stringify(account))
-    const id = (account.structuredContent as { id: string }).id
-    const created = (await client.callTool({
-      name: 'create_transaction',
-      arguments: { account_id: id, amount: '-3.50', date: '2024-02-01' },
-    })) as CallToolResult
-    assert.notEqual(created.isError, true, JSON.stringify(created))
+    const account = await toolOk(client, 'create_account', { name: 'From MCP', currency: 'EUR' })
+    await toolOk(client, 'create_transaction', {
+      account_id: account.id,
+      amount: '-3.50',
+      date: '2024-02-01',
+    })
   } finally {
     await client.close()
   }

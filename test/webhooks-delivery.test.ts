@@ -6,7 +6,7 @@ import { expectStatus } from './helpers/http.js'
 import { rmSync } from 'node:fs'
 import { test, type TestContext } from 'node:test'
 import { dropSchema, POSTGRES_DSN, startTestApp, type TestAppHandle } from './helpers/app.js'
-import { ManualClock } from './helpers/clock.js'
+import { ManualClock, stepThroughBackoff } from './helpers/clock.js'
 import { csvBatch, ingest } from './helpers/ledger.js'
 import { signatureValid, startReceiver, waitUntil, type Delivery } from './fakes/receiver.js'
 
@@ -143,17 +143,7 @@ test('a failing receiver is retried with growing gaps until the first 2xx; healt
   assert.equal(failing.last_success_at, null)
 
   // SPEC 8: 500 ms, then doubling; no attempt before its wait is over.
-  const waits: number[] = []
-  for (let failures = 1; failures <= 3; failures++) {
-    await receiver.waitFor(`attempt ${failures}`, (d) => d.length === failures)
-    await clock.untilTimer()
-    const [wait] = clock.pending()
-    waits.push(wait!)
-    clock.advance(wait! - 1)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    assert.equal(receiver.deliveries.length, failures, `no retry before ${wait} ms`)
-    clock.advance(1)
-  }
+  const waits = await stepThroughBackoff(clock, receiver, 3)
   assert.deepEqual(waits, [500, 1000, 2000])
   await app.webhooks.whenSettled(await head(app))
   assert.equal(receiver.deliveries.length, 4)

@@ -83,6 +83,7 @@ export class LogTail {
       do {
         this.pokedAgain = false
         for (;;) {
+          if (await this.skipUnwatched()) break
           const page = await readEventsAfter(db.kysely, this.last, TAIL_PAGE_EVENTS)
           if (page.length === 0) break
           this.last = page[page.length - 1]!.sequence
@@ -95,6 +96,23 @@ export class LogTail {
       // The next poke (a commit, a notice, the poll) reads from the same place.
       if (!this.stopped) log.error({ err: error }, 'events: reading the log tail failed')
     }
+  }
+
+  /**
+   * With no live consumer (a `coffer sync` from cron, `coffer mcp`), reading
+   * events back only to publish them to nobody would cost a bulk import a second
+   * read of everything it wrote: move to the head instead. A consumer that
+   * subscribes after the head was read replays the log from its own cursor
+   * (follow.ts), which holds every event up to that head, so nothing is lost.
+   */
+  private async skipUnwatched(): Promise<boolean> {
+    const { db, bus } = this.deps
+    if (bus.subscriberCount > 0) return false
+    const head = await logHead(db.kysely)
+    // Checked again after the read: a subscriber that came meanwhile needs the events.
+    if (bus.subscriberCount > 0) return false
+    this.last = Math.max(this.last, head)
+    return true
   }
 
   async stop(): Promise<void> {

@@ -4,7 +4,7 @@
 // period and leaves the cursor below it, so the next start delivers it.
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
-import { ManualClock } from '../../test/helpers/clock.js'
+import { ManualClock, stepThroughBackoff } from '../../test/helpers/clock.js'
 import { bareContext } from '../../test/helpers/context.js'
 import { startReceiver, type Answer } from '../../test/fakes/receiver.js'
 import type { ServiceContext } from '../context.js'
@@ -38,18 +38,7 @@ test('retries wait the backoff on the context clock, longer each time, until the
   assert.equal(await dispatcher.start(), true)
 
   await createAccount(ctx, { name: 'Cash', currency: 'USD' })
-  const waits: number[] = []
-  for (let failures = 1; failures <= 4; failures++) {
-    await receiver.waitFor(`attempt ${failures}`, (d) => d.length === failures)
-    await clock.untilTimer()
-    const [wait] = clock.pending()
-    waits.push(wait!)
-    // Not a moment early: one millisecond short of the backoff sends nothing.
-    clock.advance(wait! - 1)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    assert.equal(receiver.deliveries.length, failures, `no retry before ${wait} ms`)
-    clock.advance(1)
-  }
+  const waits = await stepThroughBackoff(clock, receiver, 4)
   await dispatcher.whenSettled(await logHead(ctx.db.kysely))
   assert.deepEqual(waits, [100, 200, 400, 800], 'the backoff doubles from its base')
   assert.equal(receiver.deliveries.length, 5, 'four failures, then the 2xx ends it')

@@ -1,7 +1,9 @@
 // A clock that moves only when a test moves it. Timers started on it (backoff,
 // grace periods) fire when `advance` passes their time, so a test checks waits
 // exactly instead of measuring the wall clock.
+import assert from 'node:assert/strict'
 import type { Clock } from '../../src/clock.js'
+import type { Receiver } from '../fakes/receiver.js'
 
 interface Timer {
   at: number
@@ -58,4 +60,29 @@ export class ManualClock implements Clock {
     }
     this.ms = end
   }
+}
+
+/**
+ * Steps a sender that retries on `clock` through `failures` failed attempts at
+ * `receiver`: after each, reads the wait its retry timer was set for, checks
+ * that nothing is sent a millisecond before it, then lets it fire. Answers the
+ * waits, in order.
+ */
+export async function stepThroughBackoff(
+  clock: ManualClock,
+  receiver: Receiver,
+  failures: number,
+): Promise<number[]> {
+  const waits: number[] = []
+  for (let attempt = 1; attempt <= failures; attempt++) {
+    await receiver.waitFor(`attempt ${attempt}`, (d) => d.length === attempt)
+    await clock.untilTimer()
+    const [wait] = clock.pending()
+    waits.push(wait!)
+    clock.advance(wait! - 1)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    assert.equal(receiver.deliveries.length, attempt, `no retry before ${wait} ms`)
+    clock.advance(1)
+  }
+  return waits
 }

@@ -12,6 +12,19 @@ export type Json = any
 /** What a request sends besides its body: a token, headers. */
 export type SendOptions = Omit<RequestOptions, 'body'>
 
+async function send(
+  app: Pick<TestApp, 'request'>,
+  method: string,
+  path: string,
+  status: number,
+  body: unknown,
+  options: SendOptions,
+) {
+  const res = await app.request(method, path, body === undefined ? options : { ...options, body })
+  assert.equal(res.status, status, `${method} ${path}: ${res.text}`)
+  return res
+}
+
 /** Sends a request, asserts its status and returns the parsed body. */
 export async function expectStatus(
   app: Pick<TestApp, 'request'>,
@@ -21,9 +34,7 @@ export async function expectStatus(
   body?: unknown,
   options: SendOptions = {},
 ): Promise<Json> {
-  const res = await app.request(method, path, body === undefined ? options : { ...options, body })
-  assert.equal(res.status, status, `${method} ${path}: ${res.text}`)
-  return res.body
+  return (await send(app, method, path, status, body, options)).body
 }
 
 /** As expectStatus, for a failure: also asserts a problem+json answer; returns its body. */
@@ -35,8 +46,7 @@ export async function expectProblem(
   body?: unknown,
   options: SendOptions = {},
 ): Promise<Json> {
-  const res = await app.request(method, path, body === undefined ? options : { ...options, body })
-  assert.equal(res.status, status, `${method} ${path}: ${res.text}`)
+  const res = await send(app, method, path, status, body, options)
   assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/)
   return res.body
 }
