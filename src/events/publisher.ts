@@ -44,8 +44,14 @@ export class LogTail {
     await announceChange(trx, EVENTS_CHANNEL)
   }
 
-  /** After a unit of this process committed events. */
-  committed(): void {
+  /** After a unit of this process committed events, the newest at `lastSequence`. */
+  committed(lastSequence: number): void {
+    // Nobody listens in this process (a `coffer sync`, `coffer mcp`, a bench):
+    // nothing to read back. See skipUnwatched for why moving ahead loses nothing.
+    if (this.deps.bus.subscriberCount === 0 && !this.draining) {
+      this.last = Math.max(this.last, lastSequence)
+      return
+    }
     this.poke()
   }
 

@@ -4,7 +4,7 @@
 import { Ajv, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
-import { DECIMAL_INPUT_PATTERN } from '../schemas/common.js'
+import { DECIMAL_INPUT_PATTERN } from '../schemas/limits.js'
 
 // ajv-formats ships CommonJS; under NodeNext its default import is the module object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv

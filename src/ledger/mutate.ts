@@ -52,7 +52,8 @@ export class Ledger {
       return value
     })
     // Publication is the log tail's: it reads what the log now holds, in order.
-    if (committed.length > 0) publisher.committed()
+    const newest = committed.at(-1)
+    if (newest) publisher.committed(newest.sequence)
     return result
   }
 }

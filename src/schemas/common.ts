@@ -4,16 +4,13 @@
 // and service types are derived with Static<>. Request bodies are strict
 // (additionalProperties: false, no coercion); query and path values are coerced.
 import Type, { type TSchema } from 'typebox'
+import { DECIMAL_INPUT_MAX_CHARS, DECIMAL_INPUT_PATTERN } from './limits.js'
 
 export const Id = Type.String({
   minLength: 1,
   maxLength: 512,
   description: 'An opaque identifier.',
 })
-
-/** CONTRACT 6: the amount syntax accepted on input; ledger/decimal.ts parses by it. */
-export const DECIMAL_INPUT_PATTERN = '^[+-]?(\\d+(\\.\\d*)?|\\.\\d+)$'
-export const DECIMAL_INPUT_MAX_CHARS = 64
 
 /**
  * An amount as a client sends it. The validator leaves its pattern and length to

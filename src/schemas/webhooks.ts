@@ -2,9 +2,7 @@
 // carry the secret, the request bodies and each route's schema.
 import Type, { type Static } from 'typebox'
 import { ErrorResponses, IdParams, NoContent, NullableString, Timestamp } from './common.js'
-
-export const WEBHOOK_URL_MAX_CHARS = 2048
-export const WEBHOOK_EVENT_TYPES_MAX = 64
+import { WEBHOOK_EVENT_TYPES_MAX, WEBHOOK_URL_MAX_CHARS } from './limits.js'
 
 const Url = Type.String({
   maxLength: WEBHOOK_URL_MAX_CHARS,

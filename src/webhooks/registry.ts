@@ -9,13 +9,12 @@ import { Invalid, NotFound } from '../errors.js'
 import { lockEventAppends, logHead } from '../events/store.js'
 import { EVENT_TYPES } from '../events/types.js'
 import { isoNow } from '../clock.js'
-import {
-  WEBHOOK_EVENT_TYPES_MAX,
-  WEBHOOK_URL_MAX_CHARS,
-  type CreateWebhookInput,
-  type UpdateWebhookInput,
-  type WebhookJson,
-  type WebhookWithSecret,
+import { WEBHOOK_EVENT_TYPES_MAX, WEBHOOK_URL_MAX_CHARS } from '../schemas/limits.js'
+import type {
+  CreateWebhookInput,
+  UpdateWebhookInput,
+  WebhookJson,
+  WebhookWithSecret,
 } from '../schemas/webhooks.js'
 import type { WebhookRow } from './tables.js'
 
