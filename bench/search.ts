@@ -5,17 +5,12 @@
 // rows load with labels, extensions and account names, which the mix reads).
 // Targets on SQLite: each selective query at least 20× faster than the scan,
 // p50 under 100 ms.
-import { loadConfig } from '../src/config/index.js'
-import { openServiceContext } from '../src/app.js'
-import { createLogger } from '../src/log.js'
 import { matches, parseQuery, searchTransactions, type Query } from '../src/search/index.js'
 import { olderThan } from '../src/search/stream.js'
 import { EVERYTHING, loadSubjects } from '../src/search/subjects.js'
 import { indexAllQueuedDocuments } from '../src/search/indexer.js'
 import { generateLedger } from './lib/generate-ledger.js'
-import { freshSqlite, perSecond, timed } from './support.js'
-import { Writable } from 'node:stream'
-import { join } from 'node:path'
+import { freshSqlite, openAnotherContext, perSecond, timed } from './support.js'
 
 const ROWS = Number(process.env.COFFER_BENCH_SEARCH_ROWS ?? 1_000_000)
 const RUNS = Number(process.env.COFFER_BENCH_SEARCH_RUNS ?? 15)
@@ -42,18 +37,7 @@ export async function benchSearch(): Promise<void> {
   const db = await freshSqlite('search')
   await db.ctx.close() // schema only; generate with a bare driver handle
   const { ms: generateMs } = await timed(async () => generateLedger(db.path, { rows: ROWS }))
-  const { config } = loadConfig({
-    file: null,
-    env: {
-      SERVICE_DATABASE_PATH: db.path,
-      SERVICE_DATA_DIR: join(db.dir, 'data'),
-      SERVICE_LOG_LEVEL: 'error',
-    },
-  })
-  const quiet = new Writable({ write: (_c, _e, cb) => cb() })
-  const ctx = await openServiceContext(config, {
-    logger: createLogger({ level: 'error', format: 'json', destination: quiet }),
-  })
+  const ctx = await openAnotherContext(db)
   try {
     // The search documents, as `coffer serve` builds them after an import.
     const indexing = await timed(() => indexAllQueuedDocuments(ctx.ledger))

@@ -16,10 +16,8 @@ export interface BenchDb {
   dispose(): Promise<void>
 }
 
-/** A fresh SQLite database with the real schema, and a service context over it. */
-export async function freshSqlite(label: string): Promise<BenchDb> {
-  const dir = mkdtempSync(join(tmpdir(), `coffer-bench-${label}-`))
-  const path = join(dir, 'coffer.db')
+/** A quiet service context over the SQLite file at `path` (data under `dir`). */
+async function openQuietContext(dir: string, path: string): Promise<ServiceContext> {
   const { config } = loadConfig({
     file: null,
     env: {
@@ -29,9 +27,16 @@ export async function freshSqlite(label: string): Promise<BenchDb> {
     },
   })
   const quiet = new Writable({ write: (_c, _e, cb) => cb() })
-  const ctx = await openServiceContext(config, {
+  return openServiceContext(config, {
     logger: createLogger({ level: 'error', format: 'json', destination: quiet }),
   })
+}
+
+/** A fresh SQLite database with the real schema, and a service context over it. */
+export async function freshSqlite(label: string): Promise<BenchDb> {
+  const dir = mkdtempSync(join(tmpdir(), `coffer-bench-${label}-`))
+  const path = join(dir, 'coffer.db')
+  const ctx = await openQuietContext(dir, path)
   return {
     dir,
     path,
@@ -44,19 +49,8 @@ export async function freshSqlite(label: string): Promise<BenchDb> {
 }
 
 /** A second service context on the same database, as another process would open it. */
-export async function openAnotherContext(db: BenchDb): Promise<ServiceContext> {
-  const { config } = loadConfig({
-    file: null,
-    env: {
-      SERVICE_DATABASE_PATH: db.path,
-      SERVICE_DATA_DIR: join(db.dir, 'data'),
-      SERVICE_LOG_LEVEL: 'error',
-    },
-  })
-  const quiet = new Writable({ write: (_c, _e, cb) => cb() })
-  return openServiceContext(config, {
-    logger: createLogger({ level: 'error', format: 'json', destination: quiet }),
-  })
+export function openAnotherContext(db: BenchDb): Promise<ServiceContext> {
+  return openQuietContext(db.dir, db.path)
 }
 
 export async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {

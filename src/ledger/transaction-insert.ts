@@ -4,22 +4,17 @@
 // ledger (unit-of-work.ts) around them.
 import { insertRowsChunked } from '../db/bulk.js'
 import { EXTENSIONS } from './extensions.js'
-import { appendVersions } from './history.js'
+import { appendVersions, CORE_FIELDS } from './history.js'
 import { toTransactionJson, type TransactionJson } from './json.js'
 import { bornKeyEvents, insertBornKeyedValuesInUnit, sortedByKey } from './keyed-values.js'
 import { LABELS } from './labels.js'
 import type { TransactionRow } from './tables.js'
 import type { UnitOfWork } from './unit-of-work.js'
 
+// A row is its id, the core fields (history diffs the same list), and bookkeeping.
 const TRANSACTION_COLUMNS = [
   'id',
-  'account_id',
-  'amount',
-  'date',
-  'description',
-  'payee',
-  'memo',
-  'pending',
+  ...CORE_FIELDS,
   'source',
   'created_at',
   'updated_at',
