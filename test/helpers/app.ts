@@ -75,6 +75,28 @@ export function dsnWithSchema(schema: string): string {
   return url.toString()
 }
 
+/** Requests to a running service at `baseUrl`, as the tests send them (JSON, a bearer token). */
+export function requester(baseUrl: string): TestApp['request'] {
+  return async (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...opts.headers }
+    let body: string | undefined
+    if (opts.rawBody !== undefined) body = opts.rawBody
+    else if (opts.body !== undefined) body = JSON.stringify(opts.body)
+    if (
+      body !== undefined &&
+      !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')
+    ) {
+      headers['content-type'] = 'application/json'
+    }
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`
+    const res = await fetch(baseUrl + path, { method, headers, body })
+    const text = await res.text()
+    let parsed: unknown = undefined
+    if (text && (res.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text)
+    return { status: res.status, headers: res.headers, text, body: parsed }
+  }
+}
+
 export async function startTestApp(
   t: TestContext | null,
   options: TestAppOptions = {},
@@ -109,25 +131,7 @@ export async function startTestApp(
     dir,
     schema,
     logs,
-    async request(method, path, opts = {}) {
-      const headers: Record<string, string> = { ...opts.headers }
-      let body: string | undefined
-      if (opts.rawBody !== undefined) body = opts.rawBody
-      else if (opts.body !== undefined) body = JSON.stringify(opts.body)
-      if (
-        body !== undefined &&
-        !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')
-      ) {
-        headers['content-type'] = 'application/json'
-      }
-      if (opts.token) headers.authorization = `Bearer ${opts.token}`
-      const res = await fetch(app.url + path, { method, headers, body })
-      const text = await res.text()
-      let parsed: unknown = undefined
-      if (text && (res.headers.get('content-type') ?? '').includes('json'))
-        parsed = JSON.parse(text)
-      return { status: res.status, headers: res.headers, text, body: parsed }
-    },
+    request: requester(app.url),
     async stop() {
       if (stopped) return
       stopped = true
