@@ -531,17 +531,17 @@ test('re-sync is idempotent; labels and extensions survive it; synced rows and a
     200,
   )
 
-  const head = await headSequence(app)
+  const head = await headSequence(app, { token: ADMIN })
   const again = await syncNow(app, SYNC_ONE, ADMIN)
   assert.deepEqual(again.counts.aggregator, { inserted: 0, updated: 0, unchanged: 3, skipped: 0 })
   assert.deepEqual(
-    (await eventsAfter(app, head, ADMIN)).map((e: Json) => e.type),
+    (await eventsAfter(app, head, { token: ADMIN })).map((e: Json) => e.type),
     ['sync.completed'],
   )
 
   // A changed amount at the bridge updates the row; the user's metadata stays.
   fake.accounts[0]!.transactions[0]!.amount = '-33293.43'
-  const head2 = await headSequence(app)
+  const head2 = await headSequence(app, { token: ADMIN })
   const changed = await syncNow(app, SYNC_ONE, ADMIN)
   assert.deepEqual(changed.counts.aggregator, { inserted: 0, updated: 1, unchanged: 2, skipped: 0 })
   const row = await expectStatus(app, 'GET', path, 200)
@@ -550,7 +550,7 @@ test('re-sync is idempotent; labels and extensions survive it; synced rows and a
   assert.deepEqual(row.labels, { category: 'bait' })
   assert.deepEqual(row.extensions, { 'tax.deductible': false })
   assert.deepEqual(
-    (await eventsAfter(app, head2, ADMIN)).map((e: Json) => [e.type, e.entity_id]),
+    (await eventsAfter(app, head2, { token: ADMIN })).map((e: Json) => [e.type, e.entity_id]),
     [
       ['transaction.updated', id],
       ['sync.completed', changed.id],

@@ -180,7 +180,7 @@ test('drive flow: skipped without a token, consent, callback, import, refresh on
   assert.ok(sources.text.includes('[redacted]'))
   const config = await app.request('GET', '/api/v1/config', { token: TOKEN })
   if (config.status === 200) assertNoSecret(config.text, fake, 'GET /config')
-  const events = await eventsAfter(app, 0, TOKEN)
+  const events = await eventsAfter(app, 0, { token: TOKEN })
   assertNoSecret(JSON.stringify(events), fake, 'events')
   assertNoSecret(app.logs.join('\n'), fake, 'logs')
 })

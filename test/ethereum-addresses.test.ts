@@ -72,7 +72,7 @@ test('a wrong key is a sync error, and no key, sent or configured, is echoed any
     (await app.request('GET', '/api/v1/sync/history', { token: TOKEN })).text,
     (await app.request('GET', '/api/v1/config', { token: TOKEN })).text,
     (await app.request('GET', '/api/v1/accounts', { token: TOKEN })).text,
-    JSON.stringify(await eventsAfter(app, 0, TOKEN)),
+    JSON.stringify(await eventsAfter(app, 0, { token: TOKEN })),
     app.logs.join('\n'),
   ]
   for (const [i, body] of bodies.entries()) {
@@ -104,7 +104,7 @@ test('the right key stays out of every answer, log line and event too', async (t
     JSON.stringify(run),
     (await app.request('GET', '/api/v1/sources', { token: TOKEN })).text,
     (await app.request('GET', '/api/v1/config', { token: TOKEN })).text,
-    JSON.stringify(await eventsAfter(app, 0, TOKEN)),
+    JSON.stringify(await eventsAfter(app, 0, { token: TOKEN })),
     app.logs.join('\n'),
   ]
   for (const body of bodies) assert.ok(!body.includes(fake.apiKey))

@@ -14,7 +14,6 @@ import { test, type TestContext } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import type { EventEnvelope } from '../src/events/types.js'
 import { startReceiver } from './fakes/receiver.js'
 import {
   dsnWithSchema,
@@ -23,6 +22,7 @@ import {
   startTestApp,
   type TestAppHandle,
 } from './helpers/app.js'
+import { eventsAfter, headSequence } from './helpers/ledger.js'
 import { toolOk } from './helpers/mcp.js'
 import { SseClient } from './helpers/sse.js'
 import { writeFolders } from './sync-helpers.js'
@@ -143,24 +143,6 @@ function call(
   return expectStatus(app, method, path, status, body, { token: TOKEN })
 }
 
-async function eventsAfter(
-  app: Pick<TestAppHandle, 'request'>,
-  after: number,
-): Promise<EventEnvelope[]> {
-  const out: EventEnvelope[] = []
-  for (let cursor = after; ;) {
-    const page = await call(app, 'GET', `/api/v1/events?after=${cursor}&limit=1000`, 200)
-    if (page.events.length === 0) return out
-    out.push(...(page.events as EventEnvelope[]))
-    cursor = page.next
-  }
-}
-
-async function head(app: Pick<TestAppHandle, 'request'>): Promise<number> {
-  const page = await call(app, 'GET', '/api/v1/events?newest=1', 200)
-  return page.events[0]?.sequence ?? 0
-}
-
 async function mcpWrites(app: TestAppHandle): Promise<void> {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -190,7 +172,7 @@ test('events written by coffer sync and coffer mcp reach the server’s SSE clie
   const sse = await SseClient.open(app, '', { authorization: `Bearer ${TOKEN}` })
   t.after(() => sse.close())
   await sse.until('the stream to open', () => sse.comments.includes('stream open'))
-  const start = await head(app)
+  const start = await headSequence(app, { token: TOKEN })
 
   const sync = await coffer(['sync'], sameDatabase(app, { SERVICE_CSV_FOLDERS: csvFolder(t, 30) }))
   assert.equal(sync.status, 0, sync.stdout + sync.stderr)
@@ -199,7 +181,7 @@ test('events written by coffer sync and coffer mcp reach the server’s SSE clie
   // And then the server itself.
   await call(app, 'POST', '/api/v1/accounts', 201, { name: 'From REST', currency: 'USD' })
 
-  const log = await eventsAfter(app, start)
+  const log = await eventsAfter(app, start, { token: TOKEN })
   const types = new Set(log.map((e) => e.type))
   for (const type of ['transaction.created', 'sync.completed', 'account.created'])
     assert.ok(types.has(type), `${type} in the log`)
@@ -234,7 +216,9 @@ test('two coffer sync processes started together import each row once', async (t
   assert.equal(account.id, 'csv:checking')
   const list = await call(app, 'GET', '/api/v1/accounts/csv:checking/transactions?limit=1', 200)
   assert.equal(list.total, rows)
-  const created = (await eventsAfter(app, 0)).filter((e) => e.type === 'transaction.created')
+  const created = (await eventsAfter(app, 0, { token: TOKEN })).filter(
+    (e) => e.type === 'transaction.created',
+  )
   assert.equal(created.length, rows, 'one transaction.created per row')
   const { runs } = await call(app, 'GET', '/api/v1/sync/history?limit=10', 200)
   const inserted = runs.reduce(
@@ -265,7 +249,7 @@ test(
 
     const receiver = await startReceiver(t)
     await call(other, 'POST', '/api/v1/webhooks', 201, { url: receiver.url, event_types: ['*'] })
-    const start = await head(other)
+    const start = await headSequence(other, { token: TOKEN })
     // Written at once, through both servers: no time for a registry refresh.
     await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
@@ -276,7 +260,7 @@ test(
         }),
       ),
     )
-    const log = await eventsAfter(other, start)
+    const log = await eventsAfter(other, start, { token: TOKEN })
     assert.equal(log.length, 20)
     await dispatching.webhooks.whenSettled(log.at(-1)!.sequence)
     const got = receiver.deliveries.map((d) => d.headers['x-service-event-id'])

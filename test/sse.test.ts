@@ -8,6 +8,7 @@ import { followEvents } from '../src/events/follow.js'
 import type { EventEnvelope } from '../src/events/types.js'
 import { ingestBatchInUnit, type IngestTransaction } from '../src/ledger/ingest.js'
 import { expectStatus } from './helpers/http.js'
+import { eventsAfter, headSequence } from './helpers/ledger.js'
 import { startTestApp, type TestAppHandle } from './helpers/app.js'
 import { SseClient, WAIT_MS, type Frame } from './helpers/sse.js'
 
@@ -21,31 +22,6 @@ async function open(
   const client = await SseClient.open(app, query, headers)
   t.after(() => client.close())
   return client
-}
-
-async function eventsAfter(
-  app: TestAppHandle,
-  after: number,
-  filter = '',
-): Promise<EventEnvelope[]> {
-  const out: EventEnvelope[] = []
-  let cursor = after
-  for (;;) {
-    const page = await expectStatus(
-      app,
-      'GET',
-      `/api/v1/events?after=${cursor}&limit=1000${filter}`,
-      200,
-    )
-    if (page.events.length === 0) return out
-    out.push(...(page.events as EventEnvelope[]))
-    cursor = page.next
-  }
-}
-
-async function head(app: TestAppHandle): Promise<number> {
-  const page = await expectStatus(app, 'GET', '/api/v1/events?newest=1', 200)
-  return page.events.length === 0 ? 0 : page.events[0].sequence
 }
 
 function framesOf(events: readonly EventEnvelope[]): Frame[] {
@@ -125,7 +101,7 @@ test('frames carry id = sequence, event = type, data = envelope; only new events
     amount: '1',
     date: '2024-01-01',
   })
-  const start = await head(app)
+  const start = await headSequence(app)
   assert.equal(start, 2)
 
   const stream = await open(t, app)
@@ -167,7 +143,7 @@ test('?after replays the log and then follows live writes with no gap and no dup
     name: 'Live',
     currency: 'usd',
   })
-  const existing = await head(app)
+  const existing = await headSequence(app)
 
   // Writers run before, during and after the stream's replay: the stream opens
   // once they are under way, and they stop only after it has switched to live
@@ -385,7 +361,7 @@ test('the bus drops a subscriber that does not read; the follower replays the ga
   const app = await startTestApp(t, { env: { SERVICE_WEBHOOKS_ENABLED: 'false' } })
   assert.equal(app.ctx.bus.subscriberCount, 0)
   await ingest(app, 'seed', 3)
-  const start = await head(app)
+  const start = await headSequence(app)
 
   // A subscriber that never reads is dropped once more than 64 events arrive.
   // (On PostgreSQL events reach the bus from the log tail, a moment after the
@@ -421,7 +397,7 @@ test('the bus drops a subscriber that does not read; the follower replays the ga
   for (let b = 0; b < bursts; b++) {
     // Publish a burst larger than the buffer while the follower is not reading.
     await ingest(app, `slow-${b}`, 150)
-    const goal = await head(app)
+    const goal = await headSequence(app)
     while (seen.length === 0 || seen.at(-1)!.sequence < goal) {
       seen.push(await nextWithin(follower))
       // Reading slowly: more than a buffer of writes between two reads.

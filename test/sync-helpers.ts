@@ -5,12 +5,22 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TestContext } from 'node:test'
+import { eventsAfter as readEventsAfter, type LogRead } from './helpers/ledger.js'
 import { startTestApp, type TestAppHandle, type TestAppOptions } from './helpers/app.js'
 import { expectStatus, type Json } from './helpers/http.js'
 
 export type { Json }
 // One reader of the log head for every integration test.
 export { headSequence } from './helpers/ledger.js'
+
+/** Events after a sequence (all pages, envelopes checked), as loosely typed as these tests read them. */
+export function eventsAfter(
+  app: TestAppHandle,
+  after: number,
+  read: LogRead = {},
+): Promise<Json[]> {
+  return readEventsAfter(app, after, read)
+}
 
 export interface FolderSpec {
   name: string
@@ -117,28 +127,5 @@ export async function allTransactions(
     )
     out.push(...page.transactions)
     if (page.transactions.length < 1000) return out
-  }
-}
-
-/** Events after a sequence (all pages). */
-export async function eventsAfter(
-  app: TestAppHandle,
-  after: number,
-  token?: string,
-): Promise<Json[]> {
-  const out: Json[] = []
-  let cursor = after
-  for (;;) {
-    const page = await expectStatus(
-      app,
-      'GET',
-      `/api/v1/events?after=${cursor}&limit=1000`,
-      200,
-      undefined,
-      { token },
-    )
-    out.push(...page.events)
-    if (page.events.length === 0) return out
-    cursor = page.next
   }
 }

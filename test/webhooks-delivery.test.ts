@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs'
 import { test, type TestContext } from 'node:test'
 import { dropSchema, POSTGRES_DSN, startTestApp, type TestAppHandle } from './helpers/app.js'
 import { ManualClock, stepThroughBackoff } from './helpers/clock.js'
-import { csvBatch, ingest } from './helpers/ledger.js'
+import { csvBatch, eventsAfter, headSequence, ingest } from './helpers/ledger.js'
 import { signatureValid, startReceiver, waitUntil, type Delivery } from './fakes/receiver.js'
 
 const TOKEN = 'webhooks-delivery-token-0123456789'
@@ -35,27 +35,6 @@ async function subscribe(app: TestAppHandle, url: string, eventTypes: string[]) 
     id: string
     secret: string
   }>
-}
-
-interface Envelope {
-  sequence: number
-  event_id: string
-  type: string
-}
-
-async function allEvents(app: TestAppHandle): Promise<Envelope[]> {
-  const out: Envelope[] = []
-  let after = 0
-  for (;;) {
-    const page = await call(app, 'GET', `/api/v1/events?after=${after}&limit=1000`, 200)
-    if (page.events.length === 0) return out
-    out.push(...(page.events as Envelope[]))
-    after = page.next
-  }
-}
-
-async function head(app: TestAppHandle): Promise<number> {
-  return (await allEvents(app)).at(-1)?.sequence ?? 0
 }
 
 async function metric(app: TestAppHandle, name: string, labels = ''): Promise<number> {
@@ -99,9 +78,9 @@ test('each webhook gets the types it subscribed to; a disabled one gets nothing'
     date: '2024-04-02',
   })
   await call(app, 'PUT', `/api/v1/accounts/${account.id}`, 200, { name: 'Wallet' })
-  await app.webhooks.whenSettled(await head(app))
+  await app.webhooks.whenSettled(await headSequence(app, { token: TOKEN }))
 
-  const log = await allEvents(app)
+  const log = await eventsAfter(app, 0, { token: TOKEN })
   assert.deepEqual(
     log.map((e) => e.type),
     ['account.created', 'transaction.created', 'account.updated'],
@@ -145,7 +124,7 @@ test('a failing receiver is retried with growing gaps until the first 2xx; healt
   // SPEC 8: 500 ms, then doubling; no attempt before its wait is over.
   const waits = await stepThroughBackoff(clock, receiver, 3)
   assert.deepEqual(waits, [500, 1000, 2000])
-  await app.webhooks.whenSettled(await head(app))
+  await app.webhooks.whenSettled(await headSequence(app, { token: TOKEN }))
   assert.equal(receiver.deliveries.length, 4)
   const ids = idsOf(receiver.deliveries)
   assert.equal(ids.size, 1, 'every attempt carries the same event id')
@@ -170,7 +149,7 @@ test('a delivery that never gets a 2xx stops after max_attempts and counts as fa
   const receiver = await startReceiver(t, () => 503)
   const hook = await subscribe(app, receiver.url, ['*'])
   await call(app, 'POST', '/api/v1/accounts', 201, { name: 'Cash', currency: 'USD' })
-  await app.webhooks.whenSettled(await head(app))
+  await app.webhooks.whenSettled(await headSequence(app, { token: TOKEN }))
   assert.equal(receiver.deliveries.length, 2)
   assert.equal(await metric(app, 'service_webhook_deliveries_total', '{outcome="failed"}'), 1)
   await waitUntil('health to be written', async () => {
@@ -190,7 +169,7 @@ test('a hanging receiver is cut at webhooks.timeout', async (t) => {
   const receiver = await startReceiver(t, () => 'hang')
   const hook = await subscribe(app, receiver.url, ['*'])
   await call(app, 'POST', '/api/v1/accounts', 201, { name: 'Cash', currency: 'USD' })
-  await app.webhooks.whenSettled(await head(app))
+  await app.webhooks.whenSettled(await headSequence(app, { token: TOKEN }))
   assert.equal(receiver.deliveries.length, 1)
   await waitUntil('the timeout to be recorded', async () => {
     const h = await call(app, 'GET', `/api/v1/webhooks/${hook.id}`, 200)
@@ -210,7 +189,7 @@ test('a full queue drops jobs and counts them without stalling the ledger', asyn
   t.after(() => receiver.close()) // before the app stops: releases the hanging attempts
   await subscribe(app, receiver.url, ['*'])
   await ingest(app, csvBatch(transactions(400)))
-  const last = await head(app)
+  const last = await headSequence(app, { token: TOKEN })
   assert.equal(last, 401, 'account.created + 400 transaction.created')
   // 8 in flight + 256 queued; the other 137 jobs are dropped, and the log moves on.
   await waitUntil(
@@ -262,7 +241,9 @@ test('a restart in the middle of a burst delivers every matching event at least 
   assert.equal(beforeRestart, 28, 'nothing new is attempted once the stop began')
 
   second = await start(null, {}, first)
-  const wanted = (await allEvents(second)).filter((e) => e.type === 'transaction.created')
+  const wanted = (await eventsAfter(second, 0, { token: TOKEN })).filter(
+    (e) => e.type === 'transaction.created',
+  )
   assert.equal(wanted.length, 150)
   await receiver.waitFor('every event of the burst', (d) => {
     const got = idsOf(d)
@@ -278,11 +259,11 @@ test('a restart in the middle of a burst delivers every matching event at least 
   assert.ok(Math.max(...counts.values()) <= 2)
 
   // A later event after the restart is delivered once, and old ones are not replayed.
-  await second.webhooks.whenSettled(await head(second))
+  await second.webhooks.whenSettled(await headSequence(second, { token: TOKEN }))
   const settledCount = receiver.deliveries.length
   await ingest(second, csvBatch(transactions(1, 1000)))
   await receiver.waitFor('the next event', (d) => d.length === settledCount + 1)
-  await second.webhooks.whenSettled(await head(second))
+  await second.webhooks.whenSettled(await headSequence(second, { token: TOKEN }))
   assert.equal(receiver.deliveries.length, settledCount + 1)
 })
 
@@ -293,12 +274,14 @@ test('a dispatcher dropped by the bus replays the gap from the log', async (t) =
   const droppedBefore = await metric(app, 'service_events_dropped_total')
   // One unit of work publishes 201 events at once: far more than a bus buffer of 64.
   await ingest(app, csvBatch(transactions(200)))
-  await app.webhooks.whenSettled(await head(app))
+  await app.webhooks.whenSettled(await headSequence(app, { token: TOKEN }))
   assert.ok(
     (await metric(app, 'service_events_dropped_total')) > droppedBefore,
     'the bus dropped the dispatcher',
   )
-  const wanted = (await allEvents(app)).filter((e) => e.type === 'transaction.created')
+  const wanted = (await eventsAfter(app, 0, { token: TOKEN })).filter(
+    (e) => e.type === 'transaction.created',
+  )
   assert.equal(wanted.length, 200)
   const got = idsOf(receiver.deliveries)
   assert.ok(
@@ -353,7 +336,7 @@ test(
       const app = i % 2 === 0 ? first : second
       await call(app, 'POST', '/api/v1/accounts', 201, { name: `A${i}`, currency: 'USD' })
     }
-    await first.webhooks.whenSettled(await head(first))
+    await first.webhooks.whenSettled(await headSequence(first, { token: TOKEN }))
     assert.equal(receiver.deliveries.length, 10)
     assert.equal(idsOf(receiver.deliveries).size, 10, 'each event once')
 

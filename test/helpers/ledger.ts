@@ -77,20 +77,41 @@ export interface EventEnvelope {
   data: any
 }
 
+/** How a test reads the log: with a token (when one is configured), narrowed by a filter. */
+export interface LogRead {
+  token?: string | undefined
+  /** Query parameters appended to each page's request, e.g. `&type=account.created`. */
+  filter?: string
+}
+
 /** The sequence of the newest event, or 0 on an empty log. */
-export async function headSequence(app: TestAppHandle): Promise<number> {
-  const page = await expectStatus(app, 'GET', '/api/v1/events?newest=1', 200)
+export async function headSequence(
+  app: Pick<TestAppHandle, 'request'>,
+  { token }: LogRead = {},
+): Promise<number> {
+  const page = await expectStatus(app, 'GET', '/api/v1/events?newest=1', 200, undefined, { token })
   return page.events.length === 0 ? 0 : (page.events[0] as EventEnvelope).sequence
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /** Every event after `after`, following `next` across pages; checks the envelope. */
-export async function eventsAfter(app: TestAppHandle, after: number): Promise<EventEnvelope[]> {
+export async function eventsAfter(
+  app: Pick<TestAppHandle, 'request'>,
+  after: number,
+  { token, filter = '' }: LogRead = {},
+): Promise<EventEnvelope[]> {
   const out: EventEnvelope[] = []
   let cursor = after
   for (;;) {
-    const page = await expectStatus(app, 'GET', `/api/v1/events?after=${cursor}&limit=1000`, 200)
+    const page = await expectStatus(
+      app,
+      'GET',
+      `/api/v1/events?after=${cursor}&limit=1000${filter}`,
+      200,
+      undefined,
+      { token },
+    )
     const events = page.events as EventEnvelope[]
     if (events.length === 0) {
       assert.equal(page.next, cursor)
