@@ -2,8 +2,11 @@
 // keys (`__proto__`, `constructor.prototype`) are refused, and so is any number
 // that a double cannot hold without changing its value (12345678901234567890,
 // 1e400): such a value could not be stored verbatim, so the client is asked to
-// send it as a string instead of having it silently rounded.
+// send it as a string instead of having it silently rounded. A third guard runs
+// first: JSON nested deeper than MAX_JSON_DEPTH (schemas/json-depth.ts) is
+// refused by a scan of the text, before anything recursive walks the value.
 import secureJson from 'secure-json-parse'
+import { JSON_DEPTH_DETAIL, jsonTextTooDeep } from '../schemas/json-depth.js'
 
 export class JsonBodyError extends SyntaxError {}
 
@@ -12,8 +15,17 @@ export class InexactNumberError extends Error {
   readonly statusCode = 400
 }
 
+/** Valid or not, the text nests arrays and objects deeper than MAX_JSON_DEPTH. */
+export class JsonDepthError extends Error {
+  readonly statusCode = 400
+  constructor() {
+    super(JSON_DEPTH_DETAIL)
+  }
+}
+
 export function parseJsonBody(text: string): unknown {
   if (text.trim() === '') return undefined
+  if (jsonTextTooDeep(text)) throw new JsonDepthError()
   let value: unknown
   try {
     value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' })

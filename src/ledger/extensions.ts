@@ -2,6 +2,7 @@
 // kept with its exact JSON type. User-owned: never touched by a sync.
 import type { ServiceContext } from '../context.js'
 import { Invalid, NotFound } from '../errors.js'
+import { JSON_DEPTH_DETAIL, MAX_JSON_DEPTH, jsonValueTooDeep } from '../schemas/json-depth.js'
 import { diffExtensions } from './history.js'
 import { writeKeyedValuesInUnit, type KeyedValueKind } from './keyed-values.js'
 import type { JsonValue, TransactionJson } from './json.js'
@@ -34,6 +35,9 @@ export function validateExtensions(input: Record<string, unknown>): Record<strin
         `an extension key is 1 to ${EXTENSION_KEY_MAX} characters: dot-separated segments of letters, digits, "_" or "-"`,
       )
     }
+    // Before JSON.stringify, which recurses: a value from any caller is bounded
+    // as the doors bound client JSON (schemas/json-depth.ts).
+    if (jsonValueTooDeep(value, MAX_JSON_DEPTH)) throw Invalid.field(field, JSON_DEPTH_DETAIL)
     if (Buffer.byteLength(JSON.stringify(value)) > EXTENSION_VALUE_MAX_BYTES) {
       throw Invalid.field(field, `a value is at most ${EXTENSION_VALUE_MAX_BYTES} bytes of JSON`)
     }

@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import type { ValidateFunction } from 'ajv'
 import { Invalid } from '../errors.js'
+import { JSON_DEPTH_DETAIL, jsonValueTooDeep } from '../schemas/json-depth.js'
 import { toProblem } from '../http/problem.js'
 import { findNul } from '../http/nul.js'
 import { compileStrict } from '../http/validation.js'
@@ -60,6 +61,8 @@ export async function callTool(
     // As for REST (http/server.ts): PostgreSQL text cannot hold U+0000.
     const nul = findNul(input, 'arguments')
     if (nul !== null) throw Invalid.field(nul, 'must not contain the NUL character (U+0000)')
+    // Both transports refuse deeper messages already; this bounds any other caller.
+    if (jsonValueTooDeep(input)) throw Invalid.field('arguments', JSON_DEPTH_DETAIL)
     if (!tool.validate(input)) {
       // Shaped like Fastify's validation error, so toProblem words it as REST does.
       throw Object.assign(new Error('invalid arguments'), {

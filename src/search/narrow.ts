@@ -50,6 +50,15 @@ export interface NarrowOptions {
 }
 
 const EVERY_ROW: Narrowing = { where: null, exact: false }
+
+/**
+ * The most alternatives of one OR that are narrowed in SQL. A wider OR lets
+ * every row through to the matcher (correct, only slower): its union of id
+ * sets would pass SQLite's limit of 500 terms in a compound SELECT (a free-text
+ * term is three), and its OR would deepen the expression tree. The parser's
+ * bound on terms (parse.ts) keeps everything else well inside the limits.
+ */
+export const MAX_NARROWED_ALTERNATIVES = 32
 const MIN_SEGMENT = 3 // trigram indexes need three characters
 
 /** Runs of the (lower-cased) needle that any match must contain verbatim, ignoring ASCII case. */
@@ -132,6 +141,7 @@ export class Narrower {
         }
       }
       case 'or': {
+        if (node.items.length > MAX_NARROWED_ALTERNATIVES) return EVERY_ROW
         const parts = node.items.map((item) => this.narrow(item))
         const exact = parts.every((p) => p.exact)
         // One branch that cannot narrow lets every row through.

@@ -8,7 +8,8 @@
 //
 // NOT binds tighter than AND, AND tighter than OR. Lists are loops; only
 // parentheses and NOT recurse, and their depth is capped so no query can
-// exhaust the stack.
+// exhaust the stack. The number of terms is capped too, so every part of the
+// engine that walks or compiles the tree (match.ts, narrow.ts) stays small.
 import type { QueryNode } from './ast.js'
 import { parseTerm } from './parse-term.js'
 import { QueryError } from './query-error.js'
@@ -17,9 +18,13 @@ import { tokenize, type Token } from './tokenize.js'
 /** Parentheses plus NOTs, nested; deeper is a QueryError. */
 export const MAX_QUERY_DEPTH = 100
 
+/** Terms (words, phrases, fields) in one query; more is a QueryError. */
+export const MAX_QUERY_TERMS = 100
+
 class Parser {
   private position = 0
   private depth = 0
+  private terms = 0
 
   constructor(
     private readonly tokens: Token[],
@@ -90,6 +95,9 @@ class Parser {
         return inner
       }
       case 'term':
+        if (++this.terms > MAX_QUERY_TERMS) {
+          throw new QueryError(`a query has at most ${MAX_QUERY_TERMS} terms`, token.offset)
+        }
         this.position++
         return parseTerm(token.pieces, token.offset)
       case ')':

@@ -276,6 +276,11 @@ test('nesting is capped, so no query can exhaust the stack', () => {
   rejects('('.repeat(10_240), /nests deeper than 100/, 100)
   rejects('NOT '.repeat(200) + 'x', /nests deeper/)
   rejects('-'.repeat(5000) + 'x', /nests deeper/)
-  // Long flat lists are loops, not recursion.
-  check(Array.from({ length: 5000 }, (_, i) => `w${i}`).join(' OR '), false)
+  // Long flat lists are loops, not recursion; their length is capped too (the
+  // SQL narrowing and the matcher walk every term).
+  const list = (n: number, op: string) => Array.from({ length: n }, (_, i) => `w${i}`).join(op)
+  check(list(100, ' OR '), false)
+  check(list(100, ' '), false)
+  rejects(list(101, ' OR '), /at most 100 terms/, list(100, ' OR ').length + 4)
+  rejects(list(5000, ' '), /at most 100 terms/, list(100, ' ').length + 1)
 })
