@@ -26,7 +26,7 @@ export const Rule = Type.Object({
 
 const Query = Type.String({
   description:
-    'A search query (the language of GET /transactions/search), at most 4096 characters; it must parse.',
+    'A search query (the language of GET /transactions/search), at most 4096 characters and 100 terms; it must parse.',
   examples: ['payee:starbucks'],
 })
 
@@ -41,7 +41,8 @@ const RuleExtensions = Type.Optional(
     {},
     {
       additionalProperties: true,
-      description: 'Extensions the rule sets: at most 50 keys, a value at most 8 KiB of JSON.',
+      description:
+        'Extensions the rule sets: at most 50 keys, a value at most 8 KiB of JSON (request bodies nest at most 64 levels).',
     },
   ),
 )

@@ -91,7 +91,11 @@ export const DeleteLabelResult = Type.Object({
 
 export const ExtensionsBody = Type.Object(
   { extensions: JsonObject },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description:
+      'At most 50 keys, key ≤ 100 characters, a value at most 8 KiB of JSON; JSON nested deeper than 64 levels (counting the whole request) is refused.',
+  },
 )
 export const ExtensionsResult = Type.Object({ id: Type.String(), extensions: JsonObject })
 export const ExtensionVocabulary = Type.Array(
@@ -151,7 +155,10 @@ export const Provenance = Type.Object({
 /** GET /transactions/search (CONTRACT 7): the list filters plus the query text. */
 export const TransactionSearchQuery = Type.Object({
   q: Type.Optional(
-    Type.String({ description: 'Search query (docs/search.md); empty matches all.' }),
+    Type.String({
+      description:
+        'Search query (docs/search.md); empty matches all. At most 100 terms, nested at most 100 levels.',
+    }),
   ),
   ...TransactionListQuery.properties,
 })
