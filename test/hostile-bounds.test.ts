@@ -298,3 +298,54 @@ test('a rule query over 100 terms is refused at create and preview; rules keep r
     1,
   )
 })
+
+test('a rule stored before the bound on terms keeps running everywhere, without SQL narrowing', async (t) => {
+  const { app, latte, rent } = await setup(t)
+  const rule = await expectStatus(app, 'POST', '/api/v1/rules', 201, {
+    name: 'Lattes',
+    query: 'latte',
+    labels: { drink: 'latte' },
+  })
+  // As if created by an earlier version: 300 terms (an OR, then an AND), under 4,096 characters.
+  const wide = Array.from({ length: 300 }, () => 'latte').join('|')
+  await app.ctx.db.kysely
+    .updateTable('rules')
+    .set({ query: wide })
+    .where('id', '=', rule.id)
+    .execute()
+  const path = `/api/v1/rules/${rule.id}`
+  assert.deepEqual(await expectStatus(app, 'POST', '/api/v1/rules/run', 200), {
+    matched: 1,
+    updated: 1,
+  })
+  assert.deepEqual(await expectStatus(app, 'POST', `${path}/unapply`, 200), {
+    matched: 1,
+    removed: 1,
+  })
+  assert.deepEqual(await expectStatus(app, 'POST', `${path}/run`, 200), { matched: 1, updated: 1 })
+  const and = Array.from({ length: 300 }, () => 'latte').join(' ')
+  await app.ctx.db.kysely
+    .updateTable('rules')
+    .set({ query: and })
+    .where('id', '=', rule.id)
+    .execute()
+  assert.deepEqual(await expectStatus(app, 'POST', `${path}/unapply`, 200), {
+    matched: 1,
+    removed: 1,
+  })
+  // New transactions still get the rule, and others are left alone.
+  const tx = await createTransaction(app, {
+    account_id: (await expectStatus(app, 'GET', `/api/v1/transactions/${rent}`, 200)).account_id,
+    amount: '-5.00',
+    date: '2024-02-01',
+    payee: 'Another Latte',
+  })
+  assert.deepEqual(tx.labels, { drink: 'latte' })
+  assert.deepEqual(await expectStatus(app, 'POST', '/api/v1/rules/run', 200), {
+    matched: 2,
+    updated: 1,
+  })
+  assert.deepEqual((await expectStatus(app, 'GET', `/api/v1/transactions/${latte}`, 200)).labels, {
+    drink: 'latte',
+  })
+})

@@ -13,7 +13,7 @@ import type { JsonValue } from '../ledger/json.js'
 import { validateLabels } from '../ledger/labels.js'
 import type { UnitOfWork } from '../ledger/unit-of-work.js'
 import { resolvePage, type PageInput } from '../page.js'
-import { parseQuery, QueryError, type Query } from '../search/index.js'
+import { parseQuery, parseStoredQuery, QueryError, type Query } from '../search/index.js'
 import { toRuleJson, type RuleJson } from './rule-json.js'
 import type { RuleRow } from './tables.js'
 
@@ -192,7 +192,8 @@ export async function deleteRule(ctx: ServiceContext, id: string): Promise<void>
 
 function loaded(row: RuleRow): LoadedRule {
   const rule = toRuleJson(row)
-  return { ...rule, parsed: parseQuery(rule.query) }
+  // A rule stored before the bound on terms keeps running (validation refuses new ones).
+  return { ...rule, parsed: parseStoredQuery(rule.query) }
 }
 
 /** One rule with its parsed query, inside a unit of work (run and unapply). */

@@ -16,6 +16,7 @@ import {
 } from '../db/dialect.js'
 import type { DbExecutor } from '../db/schema.js'
 import type { Interval, QueryNode } from './ast.js'
+import { MAX_QUERY_TERMS } from './parse.js'
 
 export interface Narrowing {
   /** null: no narrowing (every row passes). */
@@ -59,6 +60,25 @@ const EVERY_ROW: Narrowing = { where: null, exact: false }
  * bound on terms (parse.ts) keeps everything else well inside the limits.
  */
 export const MAX_NARROWED_ALTERNATIVES = 32
+
+/**
+ * A query with more terms than the parser allows a client (only a rule stored
+ * before that bound) is not narrowed at all, so no statement can outgrow a limit.
+ */
+export const MAX_NARROWED_TERMS = MAX_QUERY_TERMS
+
+/** The terms of a query; stops counting past `limit`. Iterative. */
+function termsOver(query: QueryNode, limit: number): boolean {
+  let terms = 0
+  const stack: QueryNode[] = [query]
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    if (node.kind === 'and' || node.kind === 'or') stack.push(...node.items)
+    else if (node.kind === 'not') stack.push(node.item)
+    else if (node.kind !== 'all' && ++terms > limit) return true
+  }
+  return false
+}
 const MIN_SEGMENT = 3 // trigram indexes need three characters
 
 /** Runs of the (lower-cased) needle that any match must contain verbatim, ignoring ASCII case. */
@@ -126,6 +146,11 @@ export class Narrower {
       ids,
       correlated,
     }
+  }
+
+  /** The narrowing of a whole query. */
+  narrowQuery(query: QueryNode): Narrowing {
+    return termsOver(query, MAX_NARROWED_TERMS) ? EVERY_ROW : this.narrow(query)
   }
 
   narrow(node: QueryNode): Narrowing {

@@ -32,7 +32,7 @@ export function narrowingFor(
   query: QueryNode,
   options: NarrowOptions = {},
 ): Narrowing {
-  return new Narrower(db, options).narrow(query)
+  return new Narrower(db, options).narrowQuery(query)
 }
 
 export async function countCandidates(
