@@ -349,3 +349,35 @@ test('a rule stored before the bound on terms keeps running everywhere, without 
     drink: 'latte',
   })
 })
+
+test('the widest and deepest queries allowed run on this engine with the right answer', async (t) => {
+  const { app, latte, rent } = await setup(t)
+  await expectStatus(app, 'PUT', `/api/v1/transactions/${latte}/labels`, 200, {
+    labels: { drink: 'latte' },
+  })
+  const search = async (q: string) =>
+    (
+      await expectStatus(app, 'GET', `/api/v1/transactions/search?q=${encodeURIComponent(q)}`, 200)
+    ).transactions.map((tx: Json) => tx.id) as string[]
+  const list = (n: number, term: (i: number) => string, op: string) =>
+    Array.from({ length: n }, (_, i) => term(i)).join(op)
+  const cases: Array<[string, string[]]> = [
+    [list(100, () => 'latte', ' '), [latte]],
+    [list(100, (i) => `label:k${i}`, ' OR '), []],
+    [list(99, (i) => `label:k${i}=v`, ' OR ') + ' OR label:drink=latte', [latte]],
+    [list(99, (i) => `-label:k${i}`, ' ') + ' label:drink', [latte]],
+    [`${list(50, (i) => `zzq${i}`, '|')} ${list(50, (i) => `yyq${i}`, '|')}`, []],
+    [
+      `(${list(31, (i) => `zzq${i}`, '|')}|latte) (${list(31, (i) => `yyq${i}`, '|')}|bar)`,
+      [latte],
+    ],
+    ['NOT '.repeat(100) + 'label:drink', [latte]],
+    ['NOT '.repeat(99) + 'label:drink', [rent]],
+    ['('.repeat(100) + 'latte' + ')'.repeat(100), [latte]],
+    [list(100, (i) => `related:id${i}`, ' OR '), []],
+    [list(100, (i) => `amount:${i}..${i + 1}`, ' OR '), []],
+  ]
+  for (const [q, expected] of cases) {
+    assert.deepEqual(await search(q), expected, q.slice(0, 80))
+  }
+})
