@@ -3,8 +3,8 @@
 // 12345678901234567890 or 0.1000000000000000000001 in a tool argument silently;
 // over HTTP the same message is refused with a 400. So stdin passes through this
 // filter first: a line that parses as JSON but not as an HTTP body would (an
-// inexact number, a prototype-poisoning key) is answered here and never reaches
-// the server. A tools/call gets a tool error carrying the REST problem details;
+// inexact number, a prototype-poisoning key, nesting deeper than 64 levels) is
+// answered here and never reaches the server. A tools/call gets a tool error carrying the REST problem details;
 // any other request a JSON-RPC "invalid params" error with the same detail.
 import { PassThrough, type Readable } from 'node:stream'
 import { StringDecoder } from 'node:string_decoder'
