@@ -282,7 +282,7 @@ test('dashboard token from SERVICE_DASHBOARD_TOKEN', async (t) => {
 
 test('dashboard token stored through POST /api/v1/security/token', async (t) => {
   const app = await startTestApp(t)
-  const created = await app.request('POST', '/api/v1/security/token')
+  const created = await app.request('POST', '/api/v1/security/token', { body: {} })
   assert.equal(created.status, 201, created.text)
   assert.deepEqual(created.body, { token: created.body.token, source: 'stored' })
   const token: string = created.body.token

@@ -71,7 +71,7 @@ function assertNoSecretInLogs(app: TestAppHandle, secrets: string[]): void {
 }
 
 async function bootstrap(app: TestAppHandle): Promise<string> {
-  const res = await app.request('POST', '/api/v1/security/token')
+  const res = await app.request('POST', '/api/v1/security/token', { body: {} })
   assert.equal(res.status, 201, res.text)
   assert.deepEqual(res.body, { token: res.body.token, source: 'stored' })
   assert.equal(typeof res.body.token, 'string')
@@ -172,7 +172,11 @@ test('bootstrap is refused to a client beyond loopback', async (t) => {
   const remote = `http://${external.address}:${port}`
   const spoofs: Array<Record<string, string>> = [{}, { 'x-forwarded-for': '127.0.0.1' }]
   for (const headers of spoofs) {
-    const res = await fetch(`${remote}/api/v1/security/token`, { method: 'POST', headers })
+    const res = await fetch(`${remote}/api/v1/security/token`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: '{}',
+    })
     const text = await res.text()
     assertProblem(
       { status: res.status, headers: res.headers, text, body: JSON.parse(text) },

@@ -136,6 +136,8 @@ test('GET /api/v1/config shows the effective configuration with secrets redacted
     addr: '127.0.0.1:0',
     base_url: app.url,
     allow_unauthenticated: false,
+    allowed_hosts: [],
+    allowed_origins: [],
   })
   assert.deepEqual(config.webhooks, { enabled: true, max_attempts: 7, timeout: '10s' })
   assert.deepEqual(config.log, { level: 'info', format: 'json' })

@@ -39,6 +39,8 @@ const FULL_TOML = `
 addr = "0.0.0.0:9090"
 base_url = "https://coffer.example.com/"
 allow_unauthenticated = true
+allowed_hosts = ["coffer.lan"]
+allowed_origins = ["https://Dash.example.com/"]
 
 [database]
 driver = "postgres"
@@ -134,6 +136,8 @@ test('an empty configuration yields every default', () => {
       addr: '127.0.0.1:8080',
       base_url: 'http://127.0.0.1:8080',
       allow_unauthenticated: false,
+      allowed_hosts: [],
+      allowed_origins: [],
     },
     database: { driver: 'sqlite', path: 'data/coffer.db', dsn: null },
     data: { dir: 'data' },
@@ -190,6 +194,9 @@ test('a TOML file sets every section', () => {
     addr: '0.0.0.0:9090',
     base_url: 'https://coffer.example.com',
     allow_unauthenticated: true,
+    allowed_hosts: ['coffer.lan'],
+    // Kept as the browser sends it: scheme://host[:port], lowercased, no slash.
+    allowed_origins: ['https://dash.example.com'],
   })
   assert.deepEqual(config.database, {
     driver: 'postgres',
@@ -436,6 +443,21 @@ test('file errors name the key', () => {
     '[server]\nbase_url = "ftp://example.com"\n',
     {},
     /^config: server\.base_url: expected an absolute http\(s\) URL/,
+  )
+  assertFails(
+    '[server]\nallowed_hosts = ["http://coffer.lan/"]\n',
+    {},
+    'config: server.allowed_hosts: expected a host name, got "http://coffer.lan/"',
+  )
+  assertFails(
+    null,
+    { SERVICE_SERVER_ALLOWED_ORIGINS: 'https://ok.example,https://dash.example/app' },
+    /^SERVICE_SERVER_ALLOWED_ORIGINS: an origin is scheme:\/\/host\[:port\] with no path/,
+  )
+  assertFails(
+    '[server]\nallowed_origins = ["dash.example"]\n',
+    {},
+    'config: server.allowed_origins: expected an http(s) origin, got "dash.example"',
   )
   assertFails(
     '[ethereum]\naddresses = "0x1"\n',

@@ -20,7 +20,13 @@ export type LogFormat = 'text' | 'json'
 
 /** The effective configuration, one property per key of schema.ts. Durations stay strings. */
 export interface Config {
-  server: { addr: string; base_url: string; allow_unauthenticated: boolean }
+  server: {
+    addr: string
+    base_url: string
+    allow_unauthenticated: boolean
+    allowed_hosts: string[]
+    allowed_origins: string[]
+  }
   database: { driver: DatabaseDriver; path: string; dsn: string | null }
   data: { dir: string }
   dashboard: { token: string | null }
@@ -265,6 +271,30 @@ function completeConfig(config: Config, where: (key: string) => string): void {
     }
     config.server.base_url = baseUrl.replace(/\/+$/, '')
   }
+
+  for (const name of config.server.allowed_hosts) {
+    if (!/^(\[[0-9a-f:.]+\]|[^\s/?#@\\:[\]]+)(:\d{1,5})?$/i.test(name)) {
+      fail('server.allowed_hosts', `expected a host name, got ${JSON.stringify(name)}`)
+    }
+  }
+  config.server.allowed_origins = config.server.allowed_origins.map((origin) => {
+    let url: URL | null = null
+    try {
+      url = new URL(origin)
+    } catch {
+      // reported below
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin === 'null') {
+      fail('server.allowed_origins', `expected an http(s) origin, got ${JSON.stringify(origin)}`)
+    }
+    if (url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
+      fail(
+        'server.allowed_origins',
+        `an origin is scheme://host[:port] with no path, got ${JSON.stringify(origin)}`,
+      )
+    }
+    return url.origin
+  })
 
   if (config.database.driver === 'postgres' && config.database.dsn === null) {
     fail('database.dsn', 'required when database.driver is "postgres"')

@@ -24,6 +24,8 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
   { key: 'server.addr', kind: 'string', default: '127.0.0.1:8080', secret: false, title: 'Listen address (host:port)' },
   { key: 'server.base_url', kind: 'string', default: null, secret: false, title: 'Public base URL (default: http://<server.addr>)' },
   { key: 'server.allow_unauthenticated', kind: 'bool', default: false, secret: false, title: 'Allow binding beyond loopback without a dashboard token' },
+  { key: 'server.allowed_hosts', kind: 'string_list', default: [], secret: false, title: 'Extra host names the Host header may carry; IP addresses, localhost and the hosts of server.addr and server.base_url always pass (docs/security.md)' },
+  { key: 'server.allowed_origins', kind: 'string_list', default: [], secret: false, title: 'Extra browser origins (scheme://host[:port]) that may send state-changing requests (docs/security.md)' },
 
   { key: 'database.driver', kind: 'enum', enum: ['sqlite', 'postgres'], default: 'sqlite', secret: false, title: 'Database driver' },
   { key: 'database.path', kind: 'string', default: 'data/coffer.db', secret: false, title: 'SQLite database file' },

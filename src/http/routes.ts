@@ -62,7 +62,7 @@ export const ROUTES: readonly Route[] = [
   route('GET',    '/api/v1/events/:sequence',                 'read',  E.get,                   events.get),
 
   route('POST',   '/api/v1/security/token',                   'admin', K.setToken,              security.setToken,
-        { bootstrap: true, preValidation: security.bodyOrEmpty }),
+        { bootstrap: true }),
   route('DELETE', '/api/v1/security/token',                   'admin', K.revokeToken,           security.revokeToken),
   route('POST',   '/api/v1/security/api-keys',                'admin', K.createApiKey,          security.createKey),
   route('GET',    '/api/v1/security/api-keys',                'admin', K.listApiKeys,           security.listKeys),

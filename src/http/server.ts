@@ -10,6 +10,7 @@ import type { SyncService } from '../sync/index.js'
 import { Invalid } from '../errors.js'
 import { JsonBodyError, parseJsonBody } from './json-body.js'
 import { findNul } from './nul.js'
+import { originGuard } from './origin-guard.js'
 import { problem, sendProblem, toProblem } from './problem.js'
 import type { Route, RouteDeps } from './route.js'
 import { ROUTES } from './routes.js'
@@ -91,6 +92,8 @@ export async function buildHttpServer(
     sendProblem(reply, problem(404, `no route for ${request.method} ${request.url.split('?')[0]}`)),
   )
 
+  // Host and Origin first (docs/security.md): a refused request never reaches auth.
+  app.addHook('onRequest', originGuard(ctx.config.server))
   app.addHook('onRequest', async (request) => auth.check(request))
   // PostgreSQL text cannot hold U+0000 (a query carrying one fails), so no
   // path, query or body string may contain it, on either engine.

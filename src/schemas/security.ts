@@ -32,13 +32,14 @@ export type CreatedApiKey = Static<typeof CreatedApiKey>
 
 export const ApiKeyList = Type.Object({ api_keys: Type.Array(ApiKey) })
 
-export const TokenBody = Type.Optional(
-  Type.Object(
-    {
-      token: Type.Optional(Type.String({ description: 'A token to use, at least 16 characters.' })),
-    },
-    { additionalProperties: false },
-  ),
+// Required, and JSON (the only body type the service parses): a cross-site page
+// can send a JSON body only after a CORS preflight, which the service never
+// grants (docs/security.md). `{}` generates a token.
+export const TokenBody = Type.Object(
+  {
+    token: Type.Optional(Type.String({ description: 'A token to use, at least 16 characters.' })),
+  },
+  { additionalProperties: false, description: '`{}` generates a token; `{token}` pastes one.' },
 )
 
 export const StoredToken = Type.Object({ token: Type.String(), source: Type.Literal('stored') })

@@ -2,18 +2,10 @@
 // CONTRACT 3b, 6). Management actions emit no events (SPEC 6.1.5).
 import { createApiKey, listApiKeys, revokeApiKey } from '../../auth/api-keys.js'
 import { SecurityRoutes as S } from '../../schemas/security.js'
-import type { Handler, Request } from '../route.js'
+import type { Handler } from '../route.js'
 
 export const setToken: Handler<typeof S.setToken> = async ({ ctx, auth }, req, reply) =>
-  reply.code(201).send(await auth.dashboard.set(ctx, req.body?.token))
-
-/**
- * The body is optional, but the validator would reject a missing one as "must be
- * object": a bare POST (no body) means "generate one".
- */
-export async function bodyOrEmpty(req: Request<typeof S.setToken>): Promise<void> {
-  if (req.body === undefined) req.body = {}
-}
+  reply.code(201).send(await auth.dashboard.set(ctx, req.body.token))
 
 export const revokeToken: Handler<typeof S.revokeToken> = async ({ ctx, auth }, _req, reply) => {
   await auth.dashboard.revoke(ctx)
