@@ -79,10 +79,12 @@ test('GET /metrics is Prometheus text with request counts by route pattern', asy
   // Labels are route patterns, never raw paths (bounded cardinality).
   assert.ok(!text.includes(missingId), 'a raw id became a label value')
   assert.ok(!text.includes(unknownPath), 'an unknown path became a label value')
-  // Every sample line is well-formed exposition text.
+  // Every sample line is well-formed exposition text. prom-client writes a gauge
+  // with no sample yet (the event-loop lag just after start) as `Nan`, which
+  // Prometheus parses like `NaN` (its float parser ignores case).
   for (const line of text.split('\n')) {
     if (line === '' || line.startsWith('#')) continue
-    assert.match(line, /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})? -?(\d|NaN|\+Inf|-Inf)/, line)
+    assert.match(line, /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})? -?(\d|NaN|Nan|\+Inf|-Inf)/, line)
   }
 })
 
