@@ -201,3 +201,49 @@ test('a malformed Last-Event-ID is a 400, as a malformed ?after is', async (t) =
   )
   assert.deepEqual(fieldsOf(after), ['after'])
 })
+
+async function rawPost(
+  app: TestAppHandle,
+  path: string,
+  body: Uint8Array,
+  headers: Record<string, string>,
+): Promise<{ status: number; type: string; body: Json }> {
+  const res = await fetch(app.url + path, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...headers },
+    body,
+  })
+  const text = await res.text()
+  return { status: res.status, type: res.headers.get('content-type') ?? '', body: JSON.parse(text) }
+}
+
+test('an encoded body is 415 and invalid UTF-8 is 400; nothing is written', async (t) => {
+  const app = await start(t)
+  const plain = new TextEncoder().encode(JSON.stringify({ name: 'Cash', currency: 'usd' }))
+  for (const encoding of ['gzip', 'deflate', 'br', 'identity, gzip']) {
+    const res = await rawPost(app, '/api/v1/accounts', plain, { 'content-encoding': encoding })
+    assert.equal(res.status, 415, encoding)
+    assert.match(res.type, /^application\/problem\+json/)
+    assert.match(res.body.detail, /Content-Encoding .* is not supported/)
+  }
+  const name = (bytes: number[]) =>
+    new Uint8Array([
+      ...new TextEncoder().encode('{"name":"'),
+      ...bytes,
+      ...new TextEncoder().encode('","currency":"usd"}'),
+    ])
+  for (const bytes of [[0xff], [0xc3], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0x41, 0x80, 0x42]]) {
+    const res = await rawPost(app, '/api/v1/accounts', name(bytes), {})
+    assert.equal(res.status, 400, JSON.stringify(bytes))
+    assert.match(res.type, /^application\/problem\+json/)
+    assert.equal(res.body.detail, 'the request body is not valid UTF-8')
+  }
+  const accounts = await expectStatus(app, 'GET', '/api/v1/accounts', 200, undefined, auth)
+  assert.equal(accounts.total, 0)
+  // identity is the one encoding there is; valid multi-byte UTF-8 is kept as sent.
+  const ok = await rawPost(app, '/api/v1/accounts', name([0xc3, 0xa9]), {
+    'content-encoding': 'identity',
+  })
+  assert.equal(ok.status, 201)
+  assert.equal(ok.body.name, 'é')
+})

@@ -8,6 +8,7 @@ import type { Auth } from '../auth/index.js'
 import type { ServiceContext } from '../context.js'
 import type { SyncService } from '../sync/index.js'
 import { Invalid } from '../errors.js'
+import { bodyText } from './body-text.js'
 import { JsonBodyError, parseJsonBody } from './json-body.js'
 import { findNul } from './nul.js'
 import { problem, sendProblem, toProblem } from './problem.js'
@@ -76,12 +77,13 @@ export async function buildHttpServer(
   app.decorateRequest('authenticated', false)
 
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
     try {
-      done(null, parseJsonBody(typeof body === 'string' ? body : body.toString('utf8')))
+      const text = bodyText(req.headers['content-encoding'], Buffer.from(body))
+      done(null, parseJsonBody(text))
     } catch (error) {
       const err = error as JsonBodyError & { statusCode?: number }
-      err.statusCode = 400
+      err.statusCode ??= 400
       done(err, undefined)
     }
   })
