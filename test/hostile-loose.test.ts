@@ -247,3 +247,29 @@ test('an encoded body is 415 and invalid UTF-8 is 400; nothing is written', asyn
   assert.equal(ok.status, 201)
   assert.equal(ok.body.name, 'é')
 })
+
+test('a URL over 16 KiB is 414 and headers over 64 KiB are 431, both problem details', async (t) => {
+  const app = await start(t)
+  for (const path of [
+    `/api/v1/transactions?q=${'a'.repeat(20 * 1024)}`,
+    `/api/v1/${'x'.repeat(20 * 1024)}`,
+    `/api/v1/accounts?limit=1&${'k=v&'.repeat(5000)}`,
+  ]) {
+    const body = await expectProblem(app, 'GET', path, 414, undefined, auth)
+    assert.equal(body.detail, 'the URL is longer than 16 KiB')
+  }
+  // Without a token too: the limit is checked before authentication.
+  await expectProblem(app, 'GET', `/api/v1/accounts?q=${'a'.repeat(20 * 1024)}`, 414)
+  const huge = await fetch(`${app.url}/api/v1/accounts?q=${'a'.repeat(70 * 1024)}`)
+  assert.equal(huge.status, 431)
+  assert.match(huge.headers.get('content-type') ?? '', /^application\/problem\+json/)
+  assert.equal((await huge.json()).status, 431)
+  const headers = await fetch(`${app.url}/api/v1/accounts`, {
+    headers: { 'x-filler': 'f'.repeat(70 * 1024) },
+  })
+  assert.equal(headers.status, 431)
+  assert.match(headers.headers.get('content-type') ?? '', /^application\/problem\+json/)
+  // Just under the limit is an ordinary request.
+  const near = `/api/v1/accounts?limit=1&pad=${'p'.repeat(16 * 1024 - 64)}`
+  await expectStatus(app, 'GET', near, 200, undefined, auth)
+})

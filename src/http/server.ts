@@ -9,6 +9,7 @@ import type { ServiceContext } from '../context.js'
 import type { SyncService } from '../sync/index.js'
 import { Invalid } from '../errors.js'
 import { bodyText } from './body-text.js'
+import { checkUrlLength, clientErrorHandler, HEADER_MAX_BYTES } from './client-errors.js'
 import { JsonBodyError, parseJsonBody } from './json-body.js'
 import { findNul } from './nul.js'
 import { problem, sendProblem, toProblem } from './problem.js'
@@ -56,6 +57,9 @@ export async function buildHttpServer(
     // Generous enough for SSE; requests themselves are short.
     keepAliveTimeout: 10_000,
     routerOptions: { maxParamLength: 1024 },
+    // URL and header limits answered as problem details (client-errors.ts).
+    http: { maxHeaderSize: HEADER_MAX_BYTES },
+    clientErrorHandler,
     // Malformed URLs (bad percent-encoding, an over-long path segment) are
     // answered by the router itself; keep them problem details too (CONTRACT 3).
     frameworkErrors: (error, _request, reply) => {
@@ -93,6 +97,7 @@ export async function buildHttpServer(
     sendProblem(reply, problem(404, `no route for ${request.method} ${request.url.split('?')[0]}`)),
   )
 
+  app.addHook('onRequest', checkUrlLength)
   app.addHook('onRequest', async (request) => auth.check(request))
   // PostgreSQL text cannot hold U+0000 (a query carrying one fails), so no
   // path, query or body string may contain it, on either engine.
