@@ -263,7 +263,7 @@ test('a URL over 16 KiB is 414 and headers over 64 KiB are 431, both problem det
   const huge = await fetch(`${app.url}/api/v1/accounts?q=${'a'.repeat(70 * 1024)}`)
   assert.equal(huge.status, 431)
   assert.match(huge.headers.get('content-type') ?? '', /^application\/problem\+json/)
-  assert.equal((await huge.json()).status, 431)
+  assert.equal(((await huge.json()) as Json).status, 431)
   const headers = await fetch(`${app.url}/api/v1/accounts`, {
     headers: { 'x-filler': 'f'.repeat(70 * 1024) },
   })
