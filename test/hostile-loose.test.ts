@@ -4,7 +4,11 @@
 // 400 problem that names the field, and nothing is written.
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
-import { startTestApp, type TestAppHandle } from './helpers/app.js'
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openDatabase } from '../src/db/connect.js'
+import { ENGINE, startTestApp, type TestAppHandle } from './helpers/app.js'
 import { expectProblem, expectStatus, type Json } from './helpers/http.js'
 
 const TOKEN = 'hostile-loose-dashboard-token-0123456789'
@@ -273,3 +277,40 @@ test('a URL over 16 KiB is 414 and headers over 64 KiB are 431, both problem det
   const near = `/api/v1/accounts?limit=1&pad=${'p'.repeat(16 * 1024 - 64)}`
   await expectStatus(app, 'GET', near, 200, undefined, auth)
 })
+
+test(
+  'the SQLite database and its -wal/-shm are created 0600 in a 0700 directory',
+  { skip: ENGINE !== 'sqlite' },
+  async (t) => {
+    const root = mkdtempSync(join(tmpdir(), 'coffer-modes-'))
+    const dbPath = join(root, 'new', 'data', 'coffer.db')
+    const app = await startTestApp(t, {
+      env: { SERVICE_DASHBOARD_TOKEN: TOKEN, SERVICE_DATABASE_PATH: dbPath },
+    })
+    await expectStatus(
+      app,
+      'POST',
+      '/api/v1/webhooks',
+      201,
+      { url: 'https://hooks.example.test/x', event_types: ['*'] },
+      auth,
+    )
+    const mode = (path: string) => statSync(path).mode & 0o777
+    assert.equal(mode(join(root, 'new')), 0o700)
+    assert.equal(mode(join(root, 'new', 'data')), 0o700)
+    for (const path of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) {
+      assert.equal(mode(path).toString(8), '600', path)
+    }
+    await app.stop()
+    // A file an older version created 0644 is tightened when opened.
+    const old = join(root, 'old.db')
+    writeFileSync(old, '', { mode: 0o644 })
+    assert.equal(mode(old), 0o644)
+    const db = openDatabase({ driver: 'sqlite', path: old, dsn: null })
+    try {
+      assert.equal(mode(old).toString(8), '600')
+    } finally {
+      await db.close()
+    }
+  },
+)
