@@ -103,3 +103,29 @@ test('redactText scrubs each non-empty secret', () => {
   assert.equal(redactText('nothing here', []), 'nothing here')
   assert.equal(redactText('a.b', ['.']), 'a[redacted]b')
 })
+
+test('redactText also masks the URL-encoded, base64 and JSON-escaped forms of a secret', () => {
+  const secret = 'Sec+ret/Key=1 "q"\\ é'
+  const forms = [
+    encodeURIComponent(secret),
+    encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()),
+    new URLSearchParams({ k: secret }).toString().slice(2),
+    Buffer.from(secret).toString('base64'),
+    Buffer.from(secret).toString('base64').replace(/=+$/, ''),
+    Buffer.from(secret).toString('base64url'),
+    JSON.stringify(secret).slice(1, -1),
+    JSON.stringify(secret).slice(1, -1).replace('é', '\\u00e9'),
+  ]
+  for (const form of forms) {
+    assert.notEqual(form, secret)
+    assert.equal(redactText(`before ${form} after`, [secret]), `before ${REDACTED} after`, form)
+  }
+  // The explorer echoing an apikey URL-encoded (issue 17).
+  assert.equal(
+    redactText('https://explorer/api?apikey=Sec%2Bret%2FKey%3D1&chainid=1 failed', [
+      'Sec+ret/Key=1',
+    ]),
+    `https://explorer/api?apikey=${REDACTED}&chainid=1 failed`,
+  )
+  assert.equal(redactText('{"key":"Sec+ret/Key=1"}', ['Sec+ret/Key=1']), `{"key":"${REDACTED}"}`)
+})

@@ -40,10 +40,38 @@ export function redactDsn(dsn: string): string {
     )
 }
 
-/** Replaces every occurrence of each non-empty secret in text with "[redacted]". */
+/**
+ * The forms a secret may take in text a peer echoes or a driver prints: as is,
+ * URL-encoded (upper- and lower-case hex, `+` or `%20` for a space), base64
+ * (standard and URL-safe, with or without padding) and JSON-escaped.
+ */
+export function secretForms(secret: string): string[] {
+  if (secret === '') return []
+  const encoded = encodeURIComponent(secret)
+  const form = new URLSearchParams({ s: secret }).toString().slice(2)
+  const base64 = Buffer.from(secret, 'utf8').toString('base64')
+  const forms = [
+    secret,
+    encoded,
+    encoded.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()),
+    form,
+    form.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()),
+    base64,
+    base64.replace(/=+$/, ''),
+    Buffer.from(secret, 'utf8').toString('base64url'),
+    JSON.stringify(secret).slice(1, -1),
+    // Every non-ASCII character escaped, as some JSON serialisers write them.
+    JSON.stringify(secret)
+      .slice(1, -1)
+      .replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  ]
+  return [...new Set(forms)]
+}
+
+/** Replaces every occurrence of each non-empty secret, in any of its secretForms, with "[redacted]". */
 export function redactText(text: string, secrets: readonly string[]): string {
   // Longest first, so a secret that contains another is masked whole.
-  const sorted = secrets.filter((secret) => secret !== '').sort((a, b) => b.length - a.length)
+  const sorted = [...new Set(secrets.flatMap(secretForms))].sort((a, b) => b.length - a.length)
   return sorted.reduce((out, secret) => out.split(secret).join(REDACTED), text)
 }
 

@@ -2,7 +2,7 @@
 // default, PostgreSQL (pg) when database.driver = "postgres". Everything above
 // this file speaks Kysely and never asks which engine it is on, except through
 // `dialect` for the few statements that differ.
-import { mkdirSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import {
@@ -46,11 +46,27 @@ export function openDatabase(options: DatabaseOptions): Db {
 export const SQLITE_CACHE_KIB = 32 * 1024
 
 function openSqlite(options: DatabaseOptions): Db {
-  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
-  const sqlite = new SqliteDatabase(options.path)
-  // WAL lets readers run beside the writer; synchronous=NORMAL in WAL mode loses
-  // nothing when the process dies (only on power loss), which is our promise.
-  sqlite.pragma('journal_mode = WAL')
+  // The file holds webhook secrets and everyone's money data: it and its -wal
+  // and -shm are created 0600 (SQLite gives those the database file's mode), a
+  // directory made for it 0700. The umask covers the creation; the chmod also
+  // tightens a file an older version created 0644.
+  const file = options.path !== ':memory:' && !options.path.startsWith('file:')
+  const umask = file ? process.umask(0o077) : null
+  let sqlite: SqliteDatabase.Database
+  try {
+    if (file) mkdirSync(dirname(options.path), { recursive: true, mode: 0o700 })
+    sqlite = new SqliteDatabase(options.path)
+    // WAL lets readers run beside the writer; synchronous=NORMAL in WAL mode loses
+    // nothing when the process dies (only on power loss), which is our promise.
+    sqlite.pragma('journal_mode = WAL')
+  } finally {
+    if (umask !== null) process.umask(umask)
+  }
+  if (file) {
+    for (const path of [options.path, `${options.path}-wal`, `${options.path}-shm`]) {
+      if (existsSync(path)) chmodSync(path, 0o600)
+    }
+  }
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('busy_timeout = 5000')
   sqlite.pragma('foreign_keys = ON')

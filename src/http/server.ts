@@ -8,6 +8,8 @@ import type { Auth } from '../auth/index.js'
 import type { ServiceContext } from '../context.js'
 import type { SyncService } from '../sync/index.js'
 import { Invalid } from '../errors.js'
+import { bodyText } from './body-text.js'
+import { checkUrlLength, clientErrorHandler, HEADER_MAX_BYTES } from './client-errors.js'
 import { JsonBodyError, parseJsonBody } from './json-body.js'
 import { findNul } from './nul.js'
 import { originGuard } from './origin-guard.js'
@@ -56,6 +58,9 @@ export async function buildHttpServer(
     // Generous enough for SSE; requests themselves are short.
     keepAliveTimeout: 10_000,
     routerOptions: { maxParamLength: 1024 },
+    // URL and header limits answered as problem details (client-errors.ts).
+    http: { maxHeaderSize: HEADER_MAX_BYTES },
+    clientErrorHandler,
     // Malformed URLs (bad percent-encoding, an over-long path segment) are
     // answered by the router itself; keep them problem details too (CONTRACT 3).
     frameworkErrors: (error, _request, reply) => {
@@ -77,12 +82,13 @@ export async function buildHttpServer(
   app.decorateRequest('authenticated', false)
 
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
     try {
-      done(null, parseJsonBody(typeof body === 'string' ? body : body.toString('utf8')))
+      const text = bodyText(req.headers['content-encoding'], Buffer.from(body))
+      done(null, parseJsonBody(text))
     } catch (error) {
       const err = error as JsonBodyError & { statusCode?: number }
-      err.statusCode = 400
+      err.statusCode ??= 400
       done(err, undefined)
     }
   })
@@ -92,7 +98,8 @@ export async function buildHttpServer(
     sendProblem(reply, problem(404, `no route for ${request.method} ${request.url.split('?')[0]}`)),
   )
 
-  // Host and Origin first (docs/security.md): a refused request never reaches auth.
+  app.addHook('onRequest', checkUrlLength)
+  // Host and Origin next (docs/security.md): a refused request never reaches auth.
   app.addHook('onRequest', originGuard(ctx.config.server))
   app.addHook('onRequest', async (request) => auth.check(request))
   // PostgreSQL text cannot hold U+0000 (a query carrying one fails), so no

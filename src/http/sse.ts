@@ -4,6 +4,7 @@
 // is dropped and reconnects with its last sequence (Last-Event-ID works too).
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ServiceContext } from '../context.js'
+import { Invalid } from '../errors.js'
 import { followEvents } from '../events/follow.js'
 import { logHead, type EventFilter } from '../events/store.js'
 
@@ -30,11 +31,15 @@ export class SseStreams {
   }
 }
 
+/** The reconnecting client's last sequence; malformed is 400, as `?after` is. */
 function lastEventId(request: FastifyRequest): number | undefined {
   const header = request.headers['last-event-id']
-  if (typeof header !== 'string' || !/^\d+$/.test(header)) return undefined
-  const sequence = Number(header)
-  return Number.isSafeInteger(sequence) ? sequence : undefined
+  if (header === undefined || header === '') return undefined
+  const sequence = typeof header === 'string' && /^\d+$/.test(header) ? Number(header) : NaN
+  if (!Number.isSafeInteger(sequence)) {
+    throw Invalid.field('Last-Event-ID', 'must be integer (a sequence in decimal digits)')
+  }
+  return sequence
 }
 
 export async function streamEvents(
@@ -44,7 +49,8 @@ export async function streamEvents(
   reply: FastifyReply,
 ): Promise<void> {
   const query = request.query
-  const after = query.after ?? lastEventId(request) ?? (await logHead(ctx.db.kysely))
+  const resumeFrom = lastEventId(request)
+  const after = query.after ?? resumeFrom ?? (await logHead(ctx.db.kysely))
   const controller = new AbortController()
   const forget = streams.add(controller)
   reply.hijack()

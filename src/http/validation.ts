@@ -4,6 +4,7 @@
 import { Ajv, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
+import { DATE_INPUT_DESCRIPTION } from '../schemas/common.js'
 import { DECIMAL_INPUT_PATTERN } from '../schemas/limits.js'
 
 // ajv-formats ships CommonJS; under NodeNext its default import is the module object.
@@ -27,11 +28,15 @@ const paramAjv = makeAjv(true)
 /**
  * The schema as validated: an amount's syntax and length (shown in the document)
  * are left to the service (ledger/fields.ts requireAmount), whose answer CONTRACT 6
- * words, so a bad amount gets the same problem from REST and MCP as before.
+ * words, so a bad amount gets the same problem from REST and MCP as before; so is
+ * a numeric date that is not an integer (requireDate names the accepted forms).
  */
 function forValidation(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(forValidation)
   if (typeof schema !== 'object' || schema === null) return schema
+  if ((schema as { description?: unknown }).description === DATE_INPUT_DESCRIPTION) {
+    return { anyOf: [{ type: 'string' }, { type: 'number' }] }
+  }
   const copy: Record<string, unknown> = {}
   const amount = (schema as { pattern?: unknown }).pattern === DECIMAL_INPUT_PATTERN
   for (const [key, value] of Object.entries(schema)) {
@@ -46,7 +51,60 @@ export function compileStrict(schema: object): ValidateFunction {
   return bodyAjv.compile(forValidation(schema) as object)
 }
 
+type Validate = ((data: unknown) => boolean) & { errors?: unknown[] | null }
+
+/** A query or path integer as sent: decimal digits (a minus is left to `minimum`). */
+const INTEGER_TEXT = /^-?\d+$/
+
+function isIntegerSchema(schema: unknown): boolean {
+  const type = (schema as { type?: unknown } | undefined)?.type
+  return type === 'integer' || type === 'number'
+}
+
+function isArraySchema(schema: unknown): boolean {
+  return (schema as { type?: unknown } | undefined)?.type === 'array'
+}
+
+/**
+ * Ajv's coercion reads `0x10`, `1e1` and ` ` as numbers and a repeated key as a
+ * wrong type; the query and path are checked as text first, so that a number
+ * is plain decimal digits and a key is given once (CONTRACT 3).
+ */
+function textChecked(schema: unknown, validate: Validate): Validate {
+  const properties = (schema as { properties?: Record<string, unknown> }).properties ?? {}
+  const checked: Validate = (data) => {
+    const issues: { instancePath: string; keyword: string; message: string }[] = []
+    if (typeof data === 'object' && data !== null) {
+      for (const [key, value] of Object.entries(data)) {
+        const property = properties[key]
+        const instancePath = `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`
+        if (Array.isArray(value) && !isArraySchema(property)) {
+          issues.push({ instancePath, keyword: 'repeated', message: 'is given more than once' })
+        } else if (isIntegerSchema(property) && typeof value === 'string') {
+          if (!INTEGER_TEXT.test(value))
+            issues.push({
+              instancePath,
+              keyword: 'type',
+              message: 'must be integer',
+            })
+        }
+      }
+    }
+    if (issues.length > 0) {
+      checked.errors = issues
+      return false
+    }
+    const ok = validate(data)
+    checked.errors = validate.errors ?? null
+    return ok
+  }
+  return checked
+}
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : paramAjv
-  return ajv.compile(forValidation(schema) as object) as ReturnType<FastifySchemaCompiler<unknown>>
+  const validate = ajv.compile(forValidation(schema) as object) as Validate
+  const result =
+    httpPart === 'querystring' || httpPart === 'params' ? textChecked(schema, validate) : validate
+  return result as ReturnType<FastifySchemaCompiler<unknown>>
 }

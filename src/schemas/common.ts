@@ -41,8 +41,15 @@ export const Timestamp = Type.String({
   examples: ['2024-01-15T00:00:00Z'],
 })
 
+export const DATE_INPUT_DESCRIPTION = 'YYYY-MM-DD, an RFC 3339 timestamp, or unix seconds.'
+
+/**
+ * A date as a client sends it. The validator lets any number through to the
+ * service (ledger/fields.ts requireDate), whose message names the accepted forms,
+ * so a fractional unix date is not answered "must be string" (http/validation.ts).
+ */
 export const DateInput = Type.Union([Type.String(), Type.Integer()], {
-  description: 'YYYY-MM-DD, an RFC 3339 timestamp, or unix seconds.',
+  description: DATE_INPUT_DESCRIPTION,
 })
 
 export const NullableString = Type.Union([Type.String(), Type.Null()])

@@ -69,6 +69,16 @@ export function requireWebhookUrl(field: string, value: string): string {
   const url = value.trim()
   if (url.length === 0 || url.length > WEBHOOK_URL_MAX_CHARS)
     throw Invalid.field(field, `must be 1 to ${WEBHOOK_URL_MAX_CHARS} characters`)
+  // The URL parser would quietly drop tabs and newlines, encode spaces and
+  // invent a host for `http:///x`; what is stored and called must be what was sent.
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0020\u007f-\u009f]/.test(url))
+    throw Invalid.field(field, 'must not contain spaces, line breaks or control characters')
+  if (!/^https?:\/\/[^/?#\\@]/i.test(url))
+    throw Invalid.field(
+      field,
+      'must be an absolute http or https URL with a host (http://host/...)',
+    )
   let parsed: URL
   try {
     parsed = new URL(url)
