@@ -6,7 +6,7 @@
 // first: JSON nested deeper than MAX_JSON_DEPTH (schemas/json-depth.ts) is
 // refused by a scan of the text, before anything recursive walks the value.
 import secureJson from 'secure-json-parse'
-import { JSON_DEPTH_DETAIL, jsonTextTooDeep } from '../schemas/json-depth.js'
+import { closingQuote, JSON_DEPTH_DETAIL, jsonTextTooDeep } from '../schemas/json-depth.js'
 
 export class JsonBodyError extends SyntaxError {}
 
@@ -48,11 +48,7 @@ function findInexactNumber(text: string): string | null {
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i)
     if (ch === 0x22 /* " */) {
-      i++
-      while (i < text.length && text.charCodeAt(i) !== 0x22) {
-        if (text.charCodeAt(i) === 0x5c /* \ */) i++
-        i++
-      }
+      i = closingQuote(text, i)
       continue
     }
     if (ch === 0x2d /* - */ || (ch >= 0x30 && ch <= 0x39)) {

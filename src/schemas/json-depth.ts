@@ -9,17 +9,23 @@ export const MAX_JSON_DEPTH = 64
 
 export const JSON_DEPTH_DETAIL = `JSON is nested deeper than ${MAX_JSON_DEPTH} levels`
 
+/** The index of the quote that closes the JSON string opening at `open` (or the text's end). */
+export function closingQuote(text: string, open: number): number {
+  let i = open + 1
+  while (i < text.length && text.charCodeAt(i) !== 0x22 /* " */) {
+    if (text.charCodeAt(i) === 0x5c /* \ */) i++
+    i++
+  }
+  return i
+}
+
 /** True when JSON text nests `[`/`{` deeper than `max` (brackets inside strings do not count). */
 export function jsonTextTooDeep(text: string, max = MAX_JSON_DEPTH): boolean {
   let depth = 0
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i)
     if (ch === 0x22 /* " */) {
-      i++
-      while (i < text.length && text.charCodeAt(i) !== 0x22) {
-        if (text.charCodeAt(i) === 0x5c /* \ */) i++
-        i++
-      }
+      i = closingQuote(text, i)
     } else if (ch === 0x5b /* [ */ || ch === 0x7b /* { */) {
       if (++depth > max) return true
     } else if (ch === 0x5d /* ] */ || ch === 0x7d /* } */) {
