@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { openDatabase } from '../src/db/connect.js'
 import { ENGINE, startTestApp, type TestAppHandle } from './helpers/app.js'
 import { expectProblem, expectStatus, type Json } from './helpers/http.js'
+import { csvBatch, eventsAfter, headSequence, ingest } from './helpers/ledger.js'
 
 const TOKEN = 'hostile-loose-dashboard-token-0123456789'
 const auth = { token: TOKEN }
@@ -314,3 +315,190 @@ test(
     }
   },
 )
+
+test('a lone UTF-16 surrogate anywhere in a body is a 400 naming its path; nothing is written', async (t) => {
+  const app = await start(t)
+  const account = await expectStatus(
+    app,
+    'POST',
+    '/api/v1/accounts',
+    201,
+    { name: 'Cash', currency: 'USD' },
+    auth,
+  )
+  const tx = await expectStatus(
+    app,
+    'POST',
+    '/api/v1/transactions',
+    201,
+    { account_id: account.id, amount: '-1.00', date: '2024-05-01', description: 'ok' },
+    auth,
+  )
+  const head = await headSequence(app, auth)
+  const cases: Array<[string, string, object, string]> = [
+    [
+      'PUT',
+      `/api/v1/transactions/${tx.id}/extensions`,
+      { extensions: { 'acme.v': '\ud800' } },
+      'extensions.acme.v',
+    ],
+    [
+      'PUT',
+      `/api/v1/transactions/${tx.id}/extensions`,
+      { extensions: { 'acme.v': ['a', { b: 'x\udfff' }] } },
+      'extensions.acme.v[1].b',
+    ],
+    [
+      'PUT',
+      `/api/v1/transactions/${tx.id}/extensions`,
+      { extensions: { 'acme.\ud800': 1 } },
+      'extensions.acme.\ufffd',
+    ],
+    [
+      'POST',
+      '/api/v1/transactions',
+      { account_id: account.id, amount: '1', date: '2024-05-01', description: 'a\ud83d' },
+      'description',
+    ],
+    ['POST', '/api/v1/accounts', { name: '\udc00Cash', currency: 'USD' }, 'name'],
+    [
+      'PUT',
+      `/api/v1/transactions/${tx.id}/labels`,
+      { labels: { category: 'f\ud800od' } },
+      'labels.category',
+    ],
+    ['POST', '/api/v1/rules', { name: 'r\ud800', query: 'coffee', labels: { a: 'b' } }, 'name'],
+    ['POST', '/api/v1/security/api-keys', { name: 'k\ud800', scope: 'read' }, 'name'],
+    [
+      'POST',
+      '/api/v1/webhooks',
+      { url: 'https://hooks.example.test/\ud800', event_types: ['*'] },
+      'url',
+    ],
+  ]
+  for (const [method, path, body, where] of cases) {
+    const problem = await expectProblem(app, method, path, 400, body, auth)
+    assert.match(
+      problem.detail,
+      /^(.+) holds a lone UTF-16 surrogate \(U\+D[89A-F][0-9A-F]{2}\); send well-formed Unicode$/,
+    )
+    assert.equal(problem.detail.split(' holds ')[0], where, `${method} ${path}`)
+  }
+  assert.equal(await headSequence(app, auth), head, 'a refused body wrote an event')
+  // A well-formed pair is one character and is kept as sent.
+  const emoji = await expectStatus(
+    app,
+    'PUT',
+    `/api/v1/transactions/${tx.id}/extensions`,
+    200,
+    { extensions: { 'acme.v': 'coffee \ud83d\ude00' } },
+    auth,
+  )
+  assert.equal(emoji.extensions['acme.v'], 'coffee 😀')
+})
+
+test('extension and label keys take letters of any script; label keys lower-case the same everywhere', async (t) => {
+  const app = await start(t)
+  const account = await expectStatus(
+    app,
+    'POST',
+    '/api/v1/accounts',
+    201,
+    { name: 'Cash', currency: 'USD' },
+    auth,
+  )
+  const tx = await expectStatus(
+    app,
+    'POST',
+    '/api/v1/transactions',
+    201,
+    { account_id: account.id, amount: '-1.00', date: '2024-05-01', description: 'çay' },
+    auth,
+  )
+  const extensions = { 'custom.ünï.κλειδί': 1, 'custom.日本語': 'x', 'custom.cafe\u0301': true }
+  const set = await expectStatus(
+    app,
+    'PUT',
+    `/api/v1/transactions/${tx.id}/extensions`,
+    200,
+    { extensions },
+    auth,
+  )
+  assert.deepEqual(set.extensions, extensions)
+  const labeled = await expectStatus(
+    app,
+    'PUT',
+    `/api/v1/transactions/${tx.id}/labels`,
+    200,
+    { labels: { İstanbul: 'yes', ÜNÏ: 'a', Κλειδί: 'b' } },
+    auth,
+  )
+  assert.deepEqual(labeled.labels, { 'i\u0307stanbul': 'yes', ünï: 'a', κλειδί: 'b' })
+  const found = await expectStatus(
+    app,
+    'GET',
+    `/api/v1/transactions/search?q=${encodeURIComponent('ext:custom.ünï.κλειδί=1 label:İSTANBUL=yes')}`,
+    200,
+    undefined,
+    auth,
+  )
+  assert.deepEqual(
+    found.transactions.map((row: Json) => row.id),
+    [tx.id],
+  )
+  // Still refused: empty segments, spaces, controls, symbols, over-long keys.
+  for (const key of [
+    'custom..x',
+    '.custom',
+    'custom.',
+    'custom.a b',
+    'custom.a\u0007',
+    'custom.€',
+    'x'.repeat(101),
+  ]) {
+    const problem = await expectProblem(
+      app,
+      'PUT',
+      `/api/v1/transactions/${tx.id}/extensions`,
+      400,
+      { extensions: { [key]: 1 } },
+      auth,
+    )
+    assert.deepEqual(fieldsOf(problem), [`extensions.${key}`], JSON.stringify(key))
+  }
+  for (const key of ['_x', 'a b', 'a:b', 'a=b', '\u0301a']) {
+    const problem = await expectProblem(
+      app,
+      'PUT',
+      `/api/v1/transactions/${tx.id}/labels`,
+      400,
+      { labels: { [key]: 'v' } },
+      auth,
+    )
+    assert.deepEqual(fieldsOf(problem), [`labels.${key}`], JSON.stringify(key))
+  }
+})
+
+test('a lone surrogate from a source is stored, answered and logged as U+FFFD alike', async (t) => {
+  const app = await start(t)
+  const head = await headSequence(app, auth)
+  await ingest(
+    app,
+    csvBatch([
+      {
+        id: 'csv:1',
+        account_id: 'csv:checking',
+        amount: '-2.00',
+        date: '2024-05-01',
+        description: 'caf\ud800 latte',
+        memo: 'ok \ud83d\ude00',
+      },
+    ]),
+  )
+  const row = await expectStatus(app, 'GET', '/api/v1/transactions/csv:1', 200, undefined, auth)
+  assert.equal(row.description, 'caf\ufffd latte')
+  assert.equal(row.memo, 'ok 😀')
+  const events = await eventsAfter(app, head, { ...auth, filter: '&type=transaction.created' })
+  assert.equal(events.length, 1)
+  assert.equal(events[0]!.data.description, row.description)
+})

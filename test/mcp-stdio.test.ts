@@ -244,6 +244,7 @@ test('over stdio, a number a double cannot hold exactly is refused as over HTTP,
   const mcp = spawnMcp(t, box)
   const { child, out } = mcp
   const answers = new Map<number, (message: Json) => void>()
+  const parseErrors: Json[] = []
   let read = 0
   // After spawnMcp's own listener, so out.stdout already holds the chunk.
   child.stdout.on('data', () => {
@@ -251,7 +252,8 @@ test('over stdio, a number a double cannot hold exactly is refused as over HTTP,
     while (newline !== -1) {
       const message = JSON.parse(out.stdout.slice(read, newline))
       read = newline + 1
-      answers.get(message.id as number)?.(message)
+      if (message.id === null) parseErrors.push(message)
+      else answers.get(message.id as number)?.(message)
       newline = out.stdout.indexOf('\n', read)
     }
   })
@@ -322,6 +324,23 @@ test('over stdio, a number a double cannot hold exactly is refused as over HTTP,
   assert.deepEqual(tx.result.structuredContent.extensions, { 'acme.n': 12.5 })
   const events = await call('list_events', `{"entity_id":"${txId}","type":"extension.set"}`)
   assert.equal(events.result.structuredContent.events.length, 1)
+
+  // A line that is not JSON gets a JSON-RPC parse error (id null), and the
+  // session goes on; a lone surrogate is refused as over HTTP, naming its path.
+  child.stdin.write('{"jsonrpc":"2.0","id":99,"method":\n')
+  const surrogate = await call(
+    'set_transaction_extensions',
+    `{"id":"${txId}","extensions":{"acme.s":"\\ud800"}}`,
+  )
+  assert.equal(surrogate.result.isError, true, JSON.stringify(surrogate))
+  assert.equal(surrogate.result.structuredContent.status, 400)
+  assert.match(
+    surrogate.result.structuredContent.detail,
+    /params\.arguments\.extensions\.acme\.s holds a lone UTF-16 surrogate \(U\+D800\)/,
+  )
+  assert.equal(parseErrors.length, 1, JSON.stringify(parseErrors))
+  assert.equal(parseErrors[0]!.error.code, -32700)
+  assert.match(parseErrors[0]!.error.message, /^Parse error: not JSON/)
 
   assert.equal(await mcp.end(), 0, out.stderr)
 

@@ -5,23 +5,31 @@
 // send it as a string instead of having it silently rounded. A third guard runs
 // first: JSON nested deeper than MAX_JSON_DEPTH (schemas/json-depth.ts) is
 // refused by a scan of the text, before anything recursive walks the value.
+// A fourth runs last: a string or key holding a lone UTF-16 surrogate (`"\ud800"`,
+// valid JSON) is refused, since neither database can store it: it would be kept
+// as U+FFFD while the response and the event echoed what was sent.
 import secureJson from 'secure-json-parse'
 import { closingQuote, JSON_DEPTH_DETAIL, jsonTextTooDeep } from '../schemas/json-depth.js'
 
 export class JsonBodyError extends SyntaxError {}
 
-/** Valid JSON, but a number in it cannot be kept exactly. */
-export class InexactNumberError extends Error {
+/** JSON that parses (or would) but cannot be accepted as sent; its message is the problem detail. */
+export class UnusableJsonError extends Error {
   readonly statusCode = 400
 }
 
+/** Valid JSON, but a number in it cannot be kept exactly. */
+export class InexactNumberError extends UnusableJsonError {}
+
 /** Valid or not, the text nests arrays and objects deeper than MAX_JSON_DEPTH. */
-export class JsonDepthError extends Error {
-  readonly statusCode = 400
+export class JsonDepthError extends UnusableJsonError {
   constructor() {
     super(JSON_DEPTH_DETAIL)
   }
 }
+
+/** Valid JSON, but a string or key in it is not well-formed Unicode. */
+export class LoneSurrogateError extends UnusableJsonError {}
 
 export function parseJsonBody(text: string): unknown {
   if (text.trim() === '') return undefined
@@ -38,7 +46,46 @@ export function parseJsonBody(text: string): unknown {
       `the number ${inexact.length > 40 ? inexact.slice(0, 40) + '…' : inexact} cannot be kept exactly; send it as a string`,
     )
   }
+  const malformed = findLoneSurrogate(value)
+  if (malformed !== null) {
+    // The path may itself hold the surrogate (a key): it is shown as U+FFFD.
+    const where = malformed.path === '' ? 'the body' : malformed.path.replace(/\p{Cs}/gu, '\uFFFD')
+    throw new LoneSurrogateError(
+      `${where} holds a lone UTF-16 surrogate (U+${malformed.unit}); send well-formed Unicode`,
+    )
+  }
   return value
+}
+
+// With the u flag, \p{Cs} matches only a surrogate that is not half of a pair.
+const LONE_SURROGATE = /\p{Cs}/u
+
+/** The first string or key (by its dotted path) holding a lone surrogate. A loop: depth is bounded already, but nothing here recurses. */
+function findLoneSurrogate(value: unknown): { path: string; unit: string } | null {
+  const stack: Array<{ item: unknown; path: string }> = [{ item: value, path: '' }]
+  const check = (text: string, path: string) => {
+    const match = LONE_SURROGATE.exec(text)
+    return match ? { path, unit: match[0].charCodeAt(0).toString(16).toUpperCase() } : null
+  }
+  while (stack.length > 0) {
+    const { item, path } = stack.pop()!
+    if (typeof item === 'string') {
+      const found = check(item, path)
+      if (found) return found
+    } else if (item !== null && typeof item === 'object') {
+      for (const [key, child] of Object.entries(item)) {
+        const childPath = Array.isArray(item)
+          ? `${path}[${key}]`
+          : path === ''
+            ? key
+            : `${path}.${key}`
+        const found = check(key, childPath)
+        if (found) return found
+        stack.push({ item: child, path: childPath })
+      }
+    }
+  }
+  return null
 }
 
 const NUMBER_TOKEN = /-?\d+(\.\d+)?([eE][+-]?\d+)?/y

@@ -5,7 +5,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES } from 'node:http'
 import { ServiceError, type FieldError } from '../errors.js'
-import { InexactNumberError, JsonDepthError } from './json-body.js'
+import { UnusableJsonError } from './json-body.js'
 
 export interface ProblemBody {
   type: string
@@ -96,7 +96,7 @@ export function toProblem(error: unknown, request: Pick<FastifyRequest, 'log'>):
     default:
       break
   }
-  if (error instanceof InexactNumberError || error instanceof JsonDepthError) {
+  if (error instanceof UnusableJsonError) {
     return problem(400, error.message)
   }
   if (error instanceof SyntaxError || fe.code === 'FST_ERR_BAD_JSON') {

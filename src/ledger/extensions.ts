@@ -13,8 +13,10 @@ export const EXTENSION_KEYS_MAX = 50
 export const EXTENSION_KEY_MAX = 100
 export const EXTENSION_VALUE_MAX_BYTES = 8 * 1024
 
-// Dot-separated segments of letters, digits, `_` and `-`: `tax.deductible`, `custom.app.id`.
-const EXTENSION_KEY_PATTERN = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/
+// Dot-separated segments of letters (of any script, with their combining marks),
+// digits, `_` and `-`: `tax.deductible`, `custom.app.id`, `custom.ünï.κλειδί`.
+// Kept verbatim (SPEC 2.3): no case folding, no normalisation.
+const EXTENSION_KEY_PATTERN = /^[\p{L}\p{M}\p{N}_-]+(\.[\p{L}\p{M}\p{N}_-]+)*$/u
 
 export function extensionNamespace(key: string): string {
   const dot = key.indexOf('.')
@@ -32,7 +34,7 @@ export function validateExtensions(input: Record<string, unknown>): Record<strin
     if (key.length > EXTENSION_KEY_MAX || !EXTENSION_KEY_PATTERN.test(key)) {
       throw Invalid.field(
         field,
-        `an extension key is 1 to ${EXTENSION_KEY_MAX} characters: dot-separated segments of letters, digits, "_" or "-"`,
+        `an extension key is 1 to ${EXTENSION_KEY_MAX} characters: dot-separated segments of letters (any script), digits, "_" or "-"`,
       )
     }
     // Before JSON.stringify, which recurses: a value from any caller is bounded

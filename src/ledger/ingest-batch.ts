@@ -46,3 +46,32 @@ export interface IngestCounts {
 export interface IngestHint {
   mostlyExisting: boolean
 }
+
+// With the u flag, \p{Cs} matches only a surrogate that is not half of a pair.
+const LONE_SURROGATE = /\p{Cs}/u
+const LONE_SURROGATES = /\p{Cs}/gu
+
+function wellFormedRecord<T extends object>(record: T): T {
+  let copy: T | null = null
+  for (const [key, value] of Object.entries(record)) {
+    if (typeof value !== 'string' || !LONE_SURROGATE.test(value)) continue
+    copy ??= { ...record }
+    ;(copy as Record<string, unknown>)[key] = value.replace(LONE_SURROGATES, '\uFFFD')
+  }
+  return copy ?? record
+}
+
+/**
+ * The batch with every string well-formed Unicode. A source's JSON may hold a
+ * lone surrogate (`"\ud800"`), which neither database can store: it would be
+ * kept as U+FFFD while the event carried the original. Replacing it here keeps
+ * the row, its event and its history equal. Clean records are passed through.
+ */
+export function wellFormedBatch(batch: IngestBatch): IngestBatch {
+  return {
+    source: batch.source,
+    ...(batch.organizations && { organizations: batch.organizations.map(wellFormedRecord) }),
+    ...(batch.accounts && { accounts: batch.accounts.map(wellFormedRecord) }),
+    ...(batch.transactions && { transactions: batch.transactions.map(wellFormedRecord) }),
+  }
+}

@@ -6,7 +6,12 @@
 // By job: ingest-batch.ts (the neutral form), ingest-accounts.ts and
 // ingest-transactions.ts (diffing against the stored rows and writing).
 import { mergeAccountsInUnit } from './ingest-accounts.js'
-import type { IngestBatch, IngestCounts, IngestHint } from './ingest-batch.js'
+import {
+  wellFormedBatch,
+  type IngestBatch,
+  type IngestCounts,
+  type IngestHint,
+} from './ingest-batch.js'
 import { mergeTransactionsInUnit } from './ingest-transactions.js'
 import { upsertOrganizations } from './organizations.js'
 import type { UnitOfWork } from './unit-of-work.js'
@@ -25,6 +30,7 @@ export async function ingestBatchInUnit(
   batch: IngestBatch,
   hint: IngestHint = { mostlyExisting: false },
 ): Promise<IngestCounts> {
+  batch = wellFormedBatch(batch)
   await upsertOrganizations(
     uow,
     (batch.organizations ?? []).map((o) => ({

@@ -13,13 +13,18 @@ export const LABEL_KEYS_MAX = 50
 export const LABEL_KEY_MAX = 64
 export const LABEL_VALUE_MAX = 256
 
-// Letters and digits of any script, then also `_ . - /`; no spaces, `:` or `=`,
-// which the search language uses as separators.
-const LABEL_KEY_PATTERN = /^[\p{L}\p{N}][\p{L}\p{N}_./-]*$/u
+// Letters and digits of any script, then also their combining marks and `_ . - /`;
+// no spaces, `:` or `=`, which the search language uses as separators. Marks
+// matter for lower-casing: "İ" lower-cases to "i" + U+0307 (combining dot above).
+const LABEL_KEY_PATTERN = /^[\p{L}\p{N}][\p{L}\p{M}\p{N}_./-]*$/u
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/
 
-/** Canonical form of a label key: trimmed and lower-cased. */
+/**
+ * Canonical form of a label key: trimmed and lower-cased by Unicode's default
+ * case mapping (String.prototype.toLowerCase), which is the same whatever the
+ * server's locale: "İstanbul" is "i̇stanbul" everywhere, never Turkish-specific.
+ */
 export function canonicalLabelKey(key: string): string {
   return key.trim().toLowerCase()
 }
@@ -36,7 +41,7 @@ export function validateLabels(input: Record<string, string>): Record<string, st
     if (key.length === 0 || key.length > LABEL_KEY_MAX || !LABEL_KEY_PATTERN.test(key)) {
       throw Invalid.field(
         field,
-        `a label key is 1 to ${LABEL_KEY_MAX} letters, digits, "_", ".", "-" or "/", starting with a letter or digit`,
+        `a label key is 1 to ${LABEL_KEY_MAX} letters (any script), digits, "_", ".", "-" or "/", starting with a letter or digit`,
       )
     }
     if (key in out) throw Invalid.field(field, `duplicates the key "${key}" once lower-cased`)

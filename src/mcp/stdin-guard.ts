@@ -3,8 +3,9 @@
 // 12345678901234567890 or 0.1000000000000000000001 in a tool argument silently;
 // over HTTP the same message is refused with a 400. So stdin passes through this
 // filter first: a line that parses as JSON but not as an HTTP body would (an
-// inexact number, a prototype-poisoning key, nesting deeper than 64 levels) is
-// answered here and never reaches the server. A tools/call gets a tool error carrying the REST problem details;
+// inexact number, a prototype-poisoning key, nesting deeper than 64 levels, a
+// lone surrogate) is answered here and never reaches the server, and so is a
+// line that is not JSON at all (a -32700 parse error). A tools/call gets a tool error carrying the REST problem details;
 // any other request a JSON-RPC "invalid params" error with the same detail.
 import { PassThrough, type Readable } from 'node:stream'
 import { StringDecoder } from 'node:string_decoder'
@@ -29,8 +30,17 @@ export function refusalOf(line: string, log: Logger): Refusal | null {
   let loose: unknown
   try {
     loose = JSON.parse(line)
-  } catch {
-    return null // not JSON at all: the transport reports it as before
+  } catch (error) {
+    // Not JSON at all. The SDK's transport would only report it to its onerror
+    // and leave the client waiting: JSON-RPC answers it with a parse error whose
+    // id is null, since no id could be read.
+    const detail = `not JSON: ${error instanceof Error ? error.message : 'unreadable'}`
+    const reply = {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: ErrorCode.ParseError, message: `Parse error: ${detail}` },
+    } as unknown as JSONRPCMessage // the SDK's types have no null id
+    return { detail, reply }
   }
   try {
     parseJsonBody(line)
