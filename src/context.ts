@@ -49,7 +49,7 @@ export async function openContext(
 ): Promise<ServiceContext> {
   const log = options.logger ?? createLogger({ level: config.log.level, format: config.log.format })
   const metrics = createMetrics()
-  const db = openDatabase(config.database)
+  const db = openDatabase(config.database, log)
   try {
     await migrateToLatest(db)
   } catch (error) {

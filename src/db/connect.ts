@@ -17,6 +17,7 @@ import {
   type SqliteDatabase as SqliteDialectDatabase,
 } from 'kysely'
 import pg from 'pg'
+import type { Logger } from 'pino'
 import type { Database } from './schema.js'
 
 export type DialectName = 'sqlite' | 'postgres'
@@ -38,8 +39,9 @@ export interface Db {
 // int8 (sequences, counts) comes back as text by default; our values fit a double.
 pg.types.setTypeParser(20, (text) => Number.parseInt(text, 10))
 
-export function openDatabase(options: DatabaseOptions): Db {
-  return options.driver === 'postgres' ? openPostgres(options) : openSqlite(options)
+/** `log` hears of connections lost to the server (PostgreSQL). */
+export function openDatabase(options: DatabaseOptions, log?: Logger): Db {
+  return options.driver === 'postgres' ? openPostgres(options, log) : openSqlite(options)
 }
 
 /** The page cache per connection, in KiB. */
@@ -107,10 +109,18 @@ class WriterSqliteDialect extends SqliteDialect {
   }
 }
 
-function openPostgres(options: DatabaseOptions): Db {
+function openPostgres(options: DatabaseOptions, log?: Logger): Db {
   if (!options.dsn) throw new Error('database.dsn is required when database.driver = "postgres"')
   const pool = new pg.Pool({ connectionString: options.dsn, max: 10 })
-  // An idle client that loses its server must not crash the process.
+  // A connection that loses its server (a restart ends every session) emits an
+  // 'error'; unheard, it would end the process. pg-pool hears it only on idle
+  // connections, so each connection gets a listener for its whole life, also
+  // while checked out (a query in flight, the sync lock's session). The query
+  // fails (answered 503, db/faults.ts) and the pool drops the dead connection.
+  const lost = (error: Error) =>
+    log?.warn({ err: error }, 'db: lost a connection to PostgreSQL; the next query opens another')
+  pool.on('connect', (client) => client.on('error', lost))
+  // The pool re-emits an idle connection's error; the listener above logged it.
   pool.on('error', () => undefined)
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   return {

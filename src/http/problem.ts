@@ -4,6 +4,7 @@
 // detail never carries internals (they go to the log).
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES } from 'node:http'
+import { isDatabaseUnavailable } from '../db/faults.js'
 import { ServiceError, type FieldError } from '../errors.js'
 import { UnusableJsonError } from './json-body.js'
 
@@ -25,7 +26,14 @@ export function problem(status: number, detail: string, errors?: FieldError[]): 
   }
 }
 
+export const DATABASE_UNAVAILABLE_DETAIL =
+  'the database is unavailable (a lost connection or a lock held too long); retry shortly'
+
+/** Seconds a client is told to wait before retrying a 503. */
+const RETRY_AFTER_SECONDS = 1
+
 export function sendProblem(reply: FastifyReply, body: ProblemBody): FastifyReply {
+  if (body.status === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS))
   return reply.code(body.status).type('application/problem+json').send(body)
 }
 
@@ -107,6 +115,10 @@ export function toProblem(error: unknown, request: Pick<FastifyRequest, 'log'>):
   }
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500
   if (status >= 400 && status < 500) return problem(status, fe.message || 'bad request')
+  if (isDatabaseUnavailable(error)) {
+    request.log.warn({ err: error }, 'request failed: the database is unavailable')
+    return problem(503, DATABASE_UNAVAILABLE_DETAIL)
+  }
   request.log.error({ err: error }, 'request failed')
   return problem(500, 'internal error; see the service log')
 }

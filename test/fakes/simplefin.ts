@@ -4,7 +4,7 @@
 // accounts endpoint wants `Authorization: Basic`, filters rows by
 // start-date/end-date (end exclusive) and records every request it gets.
 import { randomBytes } from 'node:crypto'
-import { createServer, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { TestContext } from 'node:test'
 
@@ -68,6 +68,8 @@ export interface FakeSimplefin {
   refuse: boolean
   /** Answer this status to every accounts request instead (e.g. 500); null to answer normally. */
   failWith: number | null
+  /** While set, accounts requests are counted in `requests` and answered only once it resolves. */
+  hold: Promise<void> | null
   /** Every claim attempt, in order: the claim token and the status answered. */
   claims: Array<{ token: string; status: number }>
   /** Every accounts request, in order. */
@@ -110,6 +112,7 @@ export async function startFakeSimplefin(
     errlist: [],
     refuse: false,
     failWith: null,
+    hold: null,
     claims: [],
     requests: [],
     password,
@@ -123,7 +126,8 @@ export async function startFakeSimplefin(
     secrets: () => [...issued],
   }
 
-  const server = createServer((req, res) => {
+  const server = createServer((req, res) => void answer(req, res))
+  async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://fake')
     const claim = /^\/simplefin\/claim\/([^/]+)$/.exec(url.pathname)
     if (req.method === 'POST' && claim) {
@@ -133,7 +137,8 @@ export async function startFakeSimplefin(
       if (!fresh) return json(res, 403, { error: 'token already claimed or unknown' })
       claimTokens.set(token, true)
       res.writeHead(200, { 'content-type': 'text/plain' })
-      return res.end(`${accessUrl}\n`)
+      res.end(`${accessUrl}\n`)
+      return
     }
     if (req.method === 'GET' && url.pathname === '/simplefin/accounts') {
       const expected = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
@@ -146,6 +151,7 @@ export async function startFakeSimplefin(
       const end = number('end-date')
       const pending = url.searchParams.get('pending')
       fake.requests.push({ start, end, pending, authorized })
+      if (fake.hold) await fake.hold
       if (!authorized || fake.refuse) return json(res, 403, { error: 'forbidden' })
       if (fake.failWith !== null) return json(res, fake.failWith, { error: 'bridge trouble' })
       const accounts = fake.accounts.map((a) => {
@@ -172,7 +178,7 @@ export async function startFakeSimplefin(
       )
     }
     json(res, 404, { error: 'not found' })
-  })
+  }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   base = `http://127.0.0.1:${port}`
