@@ -27,7 +27,7 @@ export async function openServiceContext(
   const ctx = await openContext(config, options)
   // What every insert of transactions also does, in its unit of work (ledger/unit-of-work.ts).
   ctx.ledger.registerInsertStep(searchDocumentsOfNewTransactions)
-  ctx.ledger.registerInsertStep(rulesOnNewTransactions)
+  ctx.ledger.registerInsertStep(rulesOnNewTransactions(ctx.log))
   return ctx
 }
 

@@ -935,3 +935,63 @@ test('rule writes are write tier, reads are read tier', async (t) => {
   assert.equal((await app.request('POST', '/api/v1/rules/run', { token: write })).status, 200)
   assert.equal((await app.request('GET', '/api/v1/rules')).status, 401)
 })
+
+test('a stored rule that cannot run is skipped and reported; the other rules, syncs and manual entries go on', async (t) => {
+  const { app, tx } = await setup(t)
+  const coffee = await tx('Starbucks')
+  const first = await createRule(app, {
+    name: 'Coffee',
+    query: 'payee:starbucks',
+    labels: { category: 'coffee' },
+  })
+  const broken = await createRule(app, {
+    name: 'Legacy',
+    query: 'payee:x',
+    labels: { legacy: 'yes' },
+  })
+  const last = await createRule(app, { name: 'Out', query: 'amount:<0', labels: { kind: 'out' } })
+  // As an older version might have stored it: a query today's parser refuses.
+  const stored = '(payee:starbucks'
+  await app.ctx.db.kysely
+    .updateTable('rules')
+    .set({ query: stored })
+    .where('id', '=', broken.id)
+    .execute()
+  const detail = `its query no longer parses: ${parserMessage(stored)}`
+
+  const mark = await headSequence(app)
+  assert.deepEqual(await expectStatus(app, 'POST', '/api/v1/rules/run', 200), {
+    matched: 1,
+    updated: 1,
+    failed: [{ rule_id: broken.id, name: 'Legacy', detail }],
+  })
+  assert.deepEqual((await getTx(app, coffee.id)).labels, { category: 'coffee', kind: 'out' })
+  const executed = (await eventBodiesAfter(app, mark)).filter((e) => e.type === 'rule.executed')
+  assert.deepEqual(
+    executed.map((e) => e.data),
+    [{ rule_id: null, matched: 1, updated: 1, failed: [broken.id] }],
+  )
+  assert.ok(app.logs.some((line) => line.includes('rules: \\"Legacy\\" skipped')))
+
+  // Run alone, it says why with a 409; its neighbours still run alone.
+  const refused = await expectProblem(app, 'POST', rulePath(broken.id, '/run'), 409)
+  assert.equal(refused.detail, `rule ${broken.id} cannot run: ${detail}; replace its query`)
+  await expectProblem(app, 'POST', rulePath(broken.id, '/unapply'), 409)
+  await expectStatus(app, 'POST', rulePath(first.id, '/run'), 200)
+  await expectStatus(app, 'POST', rulePath(last.id, '/run'), 200)
+
+  // New transactions still get the rules that can run.
+  const latte = await tx('Starbucks', '-3.00')
+  assert.deepEqual(latte.labels, { category: 'coffee', kind: 'out' })
+
+  // Replacing its query mends it.
+  await expectStatus(app, 'PUT', rulePath(broken.id), 200, {
+    name: 'Legacy',
+    query: 'payee:starbucks',
+    labels: { legacy: 'yes' },
+  })
+  assert.deepEqual(await expectStatus(app, 'POST', '/api/v1/rules/run', 200), {
+    matched: 2,
+    updated: 2,
+  })
+})

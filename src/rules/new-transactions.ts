@@ -5,6 +5,7 @@
 // one `label.applied` / `extension.set` event per key follows it; no other version
 // and no `rule.executed`. This is an insert step: app.ts registers it with the
 // ledger, whose one insert path runs it and writes what it answers.
+import type { Logger } from 'pino'
 import { chunksOf } from '../db/bulk.js'
 import { inList } from '../db/in-list.js'
 import type { TransactionJson } from '../ledger/json.js'
@@ -23,10 +24,16 @@ interface UnitRules {
 // 100k rows through this hook in one unit.
 const UNIT_RULES = Symbol('rules of the unit')
 
-function unitRules(uow: UnitOfWork): Promise<UnitRules> {
-  return uow.memo(UNIT_RULES, () =>
-    loadEnabledRules(uow.trx).then((rules) => ({ rules, accountNames: new Map() })),
-  )
+function unitRules(uow: UnitOfWork, log: Logger): Promise<UnitRules> {
+  return uow.memo(UNIT_RULES, async () => {
+    const { runnable, broken } = await loadEnabledRules(uow.trx)
+    // A rule that cannot run never holds up a sync or a manual entry: the
+    // others apply, and the log says which one was left out and why.
+    for (const { rule, detail } of broken) {
+      log.warn({ rule_id: rule.id }, `rules: "${rule.name}" skipped on new transactions: ${detail}`)
+    }
+    return { rules: runnable, accountNames: new Map() }
+  })
 }
 
 async function lookUpAccountNames(
@@ -50,18 +57,21 @@ async function lookUpAccountNames(
  * transactions: each is answered with the net labels and extensions of the rules
  * that match it, and the ledger writes them with the row.
  */
-export const rulesOnNewTransactions: InsertStep = {
-  name: 'rules',
-  amend: applyRulesToNewTransactions,
+export function rulesOnNewTransactions(log: Logger): InsertStep {
+  return {
+    name: 'rules',
+    amend: (uow, born) => applyRulesToNewTransactions(uow, born, log),
+  }
 }
 
 /** The new transactions with the labels and extensions of the enabled rules that match them. */
-export async function applyRulesToNewTransactions(
+async function applyRulesToNewTransactions(
   uow: UnitOfWork,
   born: readonly TransactionJson[],
+  log: Logger,
 ): Promise<readonly TransactionJson[]> {
   if (born.length === 0) return born
-  const { rules, accountNames } = await unitRules(uow)
+  const { rules, accountNames } = await unitRules(uow, log)
   if (rules.length === 0) return born
   await lookUpAccountNames(
     uow,

@@ -5,14 +5,17 @@
 // label and extension writers of ledger/ (rows, `labeled`/`extended` versions,
 // per-key events), then records one `rule.executed` event. Reading everything
 // before writing keeps the paging of the matches stable while rows change.
+import { sql } from 'kysely'
 import type { ServiceContext } from '../context.js'
 import { chunksOf } from '../db/bulk.js'
+import { isDatabaseUnavailable } from '../db/faults.js'
 import type { DbExecutor } from '../db/schema.js'
 import { writeExtensionsInUnit } from '../ledger/extensions.js'
 import type { TransactionJson } from '../ledger/json.js'
 import { writeLabelsInUnit } from '../ledger/labels.js'
 import type { UnitOfWork } from '../ledger/unit-of-work.js'
 import { toTransactionsJson } from '../ledger/snapshots.js'
+import { ServiceError } from '../errors.js'
 import { matchingTransactions } from '../search/index.js'
 import {
   effectHolds,
@@ -68,19 +71,73 @@ export async function runRule(ctx: ServiceContext, id: string): Promise<RunResul
   })
 }
 
-/** POST /rules/run: every enabled rule, oldest first. */
+/**
+ * POST /rules/run: every enabled rule, oldest first. A rule that cannot run (a
+ * stored query that no longer parses, a match that fails) is skipped and listed
+ * in `failed`; every other rule runs as if it were not there.
+ */
 export async function runAllRules(ctx: ServiceContext): Promise<RunResult> {
   return ctx.ledger.mutate(async (uow) => {
-    const rules = await loadEnabledRules(uow.trx)
-    const result = await applyRulesInUnit(uow, rules)
+    const { runnable, broken } = await loadEnabledRules(uow.trx)
+    const failed: RuleFailure[] = broken.map(({ rule, detail }) => ({
+      rule_id: rule.id,
+      name: rule.name,
+      detail,
+    }))
+    const counts = await applyRulesInUnit(uow, runnable, (rule, error) => {
+      ctx.log.error({ err: error, rule_id: rule.id }, `rules: "${rule.name}" could not run`)
+      failed.push({ rule_id: rule.id, name: rule.name, detail: failureDetail(error) })
+    })
+    for (const failure of failed) {
+      ctx.log.warn(
+        { rule_id: failure.rule_id },
+        `rules: "${failure.name}" skipped: ${failure.detail}`,
+      )
+    }
+    const result = failed.length > 0 ? { ...counts, failed } : counts
     uow.emit({
       type: 'rule.executed',
       entity_type: 'rule',
       entity_id: '*',
-      data: { rule_id: null, ...result },
+      data: {
+        rule_id: null,
+        ...counts,
+        ...(failed.length > 0 && { failed: failed.map((f) => f.rule_id) }),
+      },
     })
     return result
   })
+}
+
+type RuleFailure = NonNullable<RunResult['failed']>[number]
+
+/** What a user is told of a rule's failure: a service error's own words, else a pointer to the log. */
+function failureDetail(error: unknown): string {
+  if (error instanceof ServiceError) return error.message
+  return 'its query could not be run (see the service log)'
+}
+
+/**
+ * Runs one rule's matching so that its failure leaves the unit usable: on
+ * PostgreSQL a failed statement aborts the whole transaction unless it ran
+ * inside a savepoint, which is rolled back. A lost database is not the rule's
+ * fault and fails the run.
+ */
+async function isolated<T>(
+  uow: UnitOfWork,
+  work: () => Promise<T>,
+): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  await sql`savepoint rule_match`.execute(uow.trx)
+  try {
+    const value = await work()
+    await sql`release savepoint rule_match`.execute(uow.trx)
+    return { ok: true, value }
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) throw error
+    await sql`rollback to savepoint rule_match`.execute(uow.trx)
+    await sql`release savepoint rule_match`.execute(uow.trx)
+    return { ok: false, error }
+  }
 }
 
 /**
@@ -89,20 +146,41 @@ export async function runAllRules(ctx: ServiceContext): Promise<RunResult> {
  * whose labels and extensions both change gets one `labeled` and one `extended`
  * version; one whose keys already hold the values is not written at all.
  */
-async function applyRulesInUnit(uow: UnitOfWork, rules: readonly LoadedRule[]): Promise<RunResult> {
+async function applyRulesInUnit(
+  uow: UnitOfWork,
+  rules: readonly LoadedRule[],
+  onFailure?: (rule: LoadedRule, error: unknown) => void,
+): Promise<{ matched: number; updated: number }> {
   // Which rules match each transaction (indexes into `rules`, in order).
   const matchedBy = new Map<string, number[]>()
   // Transactions where some matching rule does not hold yet. Only these can
   // change: when every matching rule holds, their net result is the current state.
   const candidates = new Set<string>()
   for (const [index, rule] of rules.entries()) {
-    for await (const page of matchingTransactions(uow.trx, rule.parsed)) {
-      for (const tx of page) {
-        const by = matchedBy.get(tx.id)
-        if (by) by.push(index)
-        else matchedBy.set(tx.id, [index])
-        if (!effectHolds(tx, rule)) candidates.add(tx.id)
+    // All of a rule's matches, or (when it fails part-way) none of them.
+    const matching = async () => {
+      const found: Array<{ id: string; holds: boolean }> = []
+      for await (const page of matchingTransactions(uow.trx, rule.parsed)) {
+        for (const tx of page) found.push({ id: tx.id, holds: effectHolds(tx, rule) })
       }
+      return found
+    }
+    let found: Array<{ id: string; holds: boolean }>
+    if (onFailure) {
+      const attempt = await isolated(uow, matching)
+      if (!attempt.ok) {
+        onFailure(rule, attempt.error)
+        continue
+      }
+      found = attempt.value
+    } else {
+      found = await matching()
+    }
+    for (const { id, holds } of found) {
+      const by = matchedBy.get(id)
+      if (by) by.push(index)
+      else matchedBy.set(id, [index])
+      if (!holds) candidates.add(id)
     }
   }
   let updated = 0

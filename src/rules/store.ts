@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import type { ServiceContext } from '../context.js'
 import type { DbExecutor } from '../db/schema.js'
-import { Invalid, NotFound } from '../errors.js'
+import { Conflict, Invalid, NotFound } from '../errors.js'
 import { validateExtensions } from '../ledger/extensions.js'
 import { requireName, TEXT_FIELD_MAX } from '../ledger/fields.js'
 import type { JsonValue } from '../ledger/json.js'
@@ -190,19 +190,46 @@ export async function deleteRule(ctx: ServiceContext, id: string): Promise<void>
   })
 }
 
-function loaded(row: RuleRow): LoadedRule {
+/** A stored rule that cannot run, and why (a query an older version accepted, say). */
+export interface BrokenRule {
+  rule: RuleJson
+  detail: string
+}
+
+function loaded(row: RuleRow): LoadedRule | BrokenRule {
   const rule = toRuleJson(row)
-  // A rule stored before the bound on terms keeps running (validation refuses new ones).
-  return { ...rule, parsed: parseStoredQuery(rule.query) }
+  try {
+    // A rule stored before the bound on terms keeps running (validation refuses new ones).
+    return { ...rule, parsed: parseStoredQuery(rule.query) }
+  } catch (error) {
+    if (!(error instanceof QueryError)) throw error
+    return {
+      rule,
+      detail: `its query no longer parses: ${error.errors?.[0]?.message ?? error.message}`,
+    }
+  }
 }
 
-/** One rule with its parsed query, inside a unit of work (run and unapply). */
+function isBroken(rule: LoadedRule | BrokenRule): rule is BrokenRule {
+  return 'detail' in rule
+}
+
+/** One rule with its parsed query, inside a unit of work (run and unapply); 409 when it cannot run. */
 export async function loadRuleInUnit(uow: UnitOfWork, id: string): Promise<LoadedRule> {
-  return loaded(await requireRuleRow(uow.trx, id))
+  const rule = loaded(await requireRuleRow(uow.trx, id))
+  if (isBroken(rule)) throw new Conflict(`rule ${id} cannot run: ${rule.detail}; replace its query`)
+  return rule
 }
 
-/** Every enabled rule, oldest first, with its parsed query. */
-export async function loadEnabledRules(db: DbExecutor): Promise<LoadedRule[]> {
+export interface EnabledRules {
+  /** Oldest first, each with its parsed query. */
+  runnable: LoadedRule[]
+  /** Enabled rules that cannot run: skipped, and reported, never in the way of the others. */
+  broken: BrokenRule[]
+}
+
+/** Every enabled rule, oldest first. */
+export async function loadEnabledRules(db: DbExecutor): Promise<EnabledRules> {
   // Index: rules_position (position, id).
   const rows = await db
     .selectFrom('rules')
@@ -211,5 +238,11 @@ export async function loadEnabledRules(db: DbExecutor): Promise<LoadedRule[]> {
     .orderBy('position')
     .orderBy('id')
     .execute()
-  return rows.map(loaded)
+  const runnable: LoadedRule[] = []
+  const broken: BrokenRule[] = []
+  for (const rule of rows.map(loaded)) {
+    if (isBroken(rule)) broken.push(rule)
+    else runnable.push(rule)
+  }
+  return { runnable, broken }
 }

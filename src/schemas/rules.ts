@@ -61,9 +61,21 @@ export const RuleBody = Type.Object(
 
 export const RuleListQuery = Type.Object({ ...PageQuery })
 
+export const RuleFailure = Type.Object({
+  rule_id: Type.String(),
+  name: Type.String(),
+  detail: Type.String({ description: 'Why the rule could not run.' }),
+})
+
 export const RunResult = Type.Object({
   matched: Type.Integer({ description: 'Transactions matched by at least one rule.' }),
   updated: Type.Integer({ description: 'Transactions changed.' }),
+  failed: Type.Optional(
+    Type.Array(RuleFailure, {
+      description:
+        'POST /rules/run only, and only when some enabled rule could not run: those rules, skipped; every other rule ran.',
+    }),
+  ),
 })
 
 export const UnapplyResult = Type.Object({
