@@ -467,6 +467,25 @@ test("the feed's errors (v1 errors, v2 errlist) are recorded on the run and show
   await assertNoSecret(box, fake)
 })
 
+test('a feed error that repeats the claimed access URL is masked (issue 17: found by test/secrets-scan)', async (t) => {
+  // The access URL comes from a setup token claim: it is in the secret store only,
+  // not in the configuration, so the engine's mask of configured secrets cannot see it.
+  const fake = await bridge(t, 1)
+  const box = await startAggregatorApp(t, { SERVICE_AGGREGATOR_SETUP_TOKEN: fake.setupToken() })
+  const password = encodeURIComponent(fake.password)
+  fake.errors = [
+    `could not reach ${fake.accessUrl}`,
+    `auth ${fake.password} / ${password} / ${Buffer.from(fake.password).toString('base64')}`,
+  ]
+  const run = await syncNow(box.app, SYNC_ONE, ADMIN)
+  assert.equal(run.status, 'success', JSON.stringify(run))
+  assert.deepEqual(run.warnings, [
+    'aggregator: bridge error: could not reach [redacted]',
+    'aggregator: bridge error: auth [redacted] / [redacted] / [redacted]',
+  ])
+  await assertNoSecret(box, fake)
+})
+
 test('a 403 from the bridge marks the source not connected, with a clear message, until access works again', async (t) => {
   const fake = await bridge(t, 2)
   const box = await startAggregatorApp(t)

@@ -266,7 +266,8 @@ export class SyncEngine {
         rows = merged
         progress('rows', merged)
       })
-      run.warnings.push(...batch.summary().warnings.map((w) => `${source.type}: ${w}`))
+      // A source's warnings may quote what its peer said: masked like errors.
+      run.warnings.push(...batch.summary().warnings.map((w) => `${source.type}: ${this.redact(w)}`))
       progress('finished', rows)
     } catch (error) {
       record.sourceErrors[source.type] = this.describe(error)
@@ -281,8 +282,12 @@ export class SyncEngine {
 
   /** An error's message for the run record; known secrets are masked as a last guard. */
   private describe(error: unknown): string {
-    const message = error instanceof Error ? error.message : String(error)
-    return redactText(message, configSecrets(this.ctx.config))
+    return this.redact(error instanceof Error ? error.message : String(error))
+  }
+
+  /** Text for the run record with the configuration's secrets masked. */
+  private redact(text: string): string {
+    return redactText(text, configSecrets(this.ctx.config))
   }
 
   private emitProgress(progress: SyncProgress): void {

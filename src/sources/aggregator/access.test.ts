@@ -9,6 +9,14 @@ test('an access URL splits into a bare endpoint and Basic auth, percent-decoded'
   assert.ok(access)
   assert.equal(access.endpoint.toString(), 'https://bridge.example/simplefin')
   assert.equal(access.authorization, `Basic ${Buffer.from('us@er:p:ss').toString('base64')}`)
+  // What redactText masks in the bridge's own words: the URL, the password as
+  // written and decoded, user:password.
+  assert.deepEqual(access.secrets, [
+    'https://us%40er:p%3Ass@bridge.example/simplefin?x=1#y',
+    'p%3Ass',
+    'p:ss',
+    'us@er:p:ss',
+  ])
 })
 
 test('anything else is not an access URL', () => {

@@ -10,6 +10,11 @@ export interface BridgeAccess {
   endpoint: URL
   /** `Basic <base64 of user:pass>`. */
   authorization: string
+  /**
+   * The secret texts of the credential (the access URL, its password as written
+   * and decoded, `user:pass`), for redactText over anything the bridge says.
+   */
+  secrets: readonly string[]
 }
 
 function httpUrl(text: string): URL | null {
@@ -43,6 +48,7 @@ export function parseAccessUrl(text: string): BridgeAccess | null {
   return {
     endpoint,
     authorization: `Basic ${Buffer.from(`${user}:${pass}`, 'utf8').toString('base64')}`,
+    secrets: [...new Set([text.trim(), url.password, pass, `${user}:${pass}`])],
   }
 }
 

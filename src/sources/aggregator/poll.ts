@@ -2,7 +2,7 @@
 // and how many requests it may spend, then ask for the windows newest first and
 // gather what they return. A sync asked for by hand (REST, MCP, `coffer sync`)
 // always polls and is never capped; so is every sync with `sync.interval = "0"`.
-import { parseDuration } from '../../config/index.js'
+import { parseDuration, redactText } from '../../config/index.js'
 import type { IngestAccount, IngestOrganization, IngestTransaction } from '../../ledger/ingest.js'
 import { formatInstant, isoNow } from '../../clock.js'
 import type { Skip, SourceContext } from '../source.js'
@@ -109,7 +109,12 @@ export async function pollBridge(
     organizations: [...organizations.values()],
     accounts: [...accounts.values()],
     transactions: [...transactions.values()],
-    warnings: [...[...feedErrors].map((e) => `bridge error: ${e}`), ...new Set(notes)],
+    // A bridge may repeat the access URL in its own error text (the feed's errors
+    // reach the run, the source entry, events and logs): its secrets are masked.
+    warnings: [
+      ...[...feedErrors].map((e) => `bridge error: ${redactText(e, credential.access.secrets)}`),
+      ...new Set(notes),
+    ],
     skipped: [...skipped],
     requests,
   }
