@@ -58,9 +58,12 @@ function runsFor(options: HoldsOptions): number {
   return Math.max(1, Math.round(PROPERTY_RUNS * (options.share ?? 1)))
 }
 
-function fail(report: string | undefined): never {
+// fast-check's report (seed, path, counterexample) with the assertion that failed.
+function fail(report: string | undefined, error: unknown): never {
+  const reason = error instanceof Error ? error.message : String(error)
   throw new Error(
-    `${report ?? 'property failed'}\nReplay: COFFER_PROPERTY_SEED=${PROPERTY_SEED} npm test -- <this file>`,
+    `${report ?? 'property failed'}\n${reason}\nReplay: COFFER_PROPERTY_SEED=${PROPERTY_SEED} npm test -- <this file>`,
+    { cause: error },
   )
 }
 
@@ -68,7 +71,7 @@ function fail(report: string | undefined): never {
 export function holds<Ts>(property: IProperty<Ts>, options: HoldsOptions = {}): void {
   const details = fc.check(property, { seed: PROPERTY_SEED, numRuns: runsFor(options) })
   total += details.numRuns
-  if (details.failed) fail(fc.defaultReportMessage(details))
+  if (details.failed) fail(fc.defaultReportMessage(details), details.errorInstance)
 }
 
 /** The same for an asynchronous property. */
@@ -78,5 +81,5 @@ export async function holdsAsync<Ts>(
 ): Promise<void> {
   const details = await fc.check(property, { seed: PROPERTY_SEED, numRuns: runsFor(options) })
   total += details.numRuns
-  if (details.failed) fail(await fc.asyncDefaultReportMessage(details))
+  if (details.failed) fail(await fc.asyncDefaultReportMessage(details), details.errorInstance)
 }
