@@ -5,6 +5,7 @@ import type { QueryNode } from './ast.js'
 import { parseQueryText } from './parse.js'
 
 export { QueryError } from './query-error.js'
+export { printQuery } from './print.js'
 export { matches, extensionText, type MatchSubject } from './match.js'
 export { matchingTransactions } from './stream.js'
 export { searchTransactions, type SearchInput, type SearchResult } from './service.js'

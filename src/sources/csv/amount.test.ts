@@ -48,3 +48,20 @@ test('creditMinusDebit is exact and keeps the written precision', () => {
     assert.equal(creditMinusDebit(credit, debit), expected, `${credit} - ${debit}`)
   }
 })
+
+// Found by amount.property.test.ts: the sign, or a difference at the wider precision,
+// made a 65-character "amount" that the ledger cannot parse back (a search on it threw
+// RangeError), and a negated 64-digit credit made creditMinusDebit throw.
+test('a cleaned amount never passes the ledger length bound of 64 characters', () => {
+  const zeros64 = '0'.repeat(64)
+  const ones64 = '1'.repeat(64)
+  assert.equal(cleanAmount(`-${zeros64}`), null)
+  assert.equal(cleanAmount(`(${'0'.repeat(31)}.${'0'.repeat(32)})`), null)
+  assert.equal(cleanAmount(`(${ones64})`), null)
+  assert.equal(cleanAmount(ones64), ones64)
+  assert.equal(cleanAmount(`-${'1'.repeat(63)}`), `-${'1'.repeat(63)}`)
+  assert.equal(creditMinusDebit(`3${'0'.repeat(59)}`, '0.0000'), null)
+  assert.equal(creditMinusDebit('', ones64), null)
+  assert.equal(creditMinusDebit(`(${ones64})`, '1'), null)
+  assert.equal(creditMinusDebit(`3${'0'.repeat(59)}`, '0.000'), `3${'0'.repeat(59)}.000`)
+})

@@ -21,16 +21,16 @@ export function cleanAmount(cell: string): string | null {
     text = text.slice(1)
   }
   if (text === '' || text.startsWith('-')) return null
-  const amount = normalizeAmount(text)
-  if (amount === null) return null
-  return negative ? `-${amount}` : amount
+  // The sign counts toward the ledger's length bound: "-" and 64 digits is not an amount.
+  return normalizeAmount(negative ? `-${text}` : text)
 }
 
 /**
  * Credit minus debit (SPEC 1.3 rule 6). A blank cell counts as zero; null when
- * both are blank or either is not an amount. With one side blank the other is
- * kept as written (negated for a debit); with both set the result keeps the
- * larger number of fraction digits ("10.00" - "2.5" = "7.50").
+ * both are blank, either is not an amount, or the result is longer than an
+ * amount may be. With one side blank the other is kept as written (negated for
+ * a debit); with both set the result keeps the larger number of fraction digits
+ * ("10.00" - "2.5" = "7.50").
  */
 export function creditMinusDebit(creditCell: string, debitCell: string): string | null {
   const creditBlank = creditCell.trim() === ''
@@ -40,8 +40,10 @@ export function creditMinusDebit(creditCell: string, debitCell: string): string 
   const debit = debitBlank ? null : cleanAmount(debitCell)
   if ((!creditBlank && credit === null) || (!debitBlank && debit === null)) return null
   if (debit === null) return credit
-  if (credit === null) return negate(debit)
-  return subtractDecimalKeepingScale(credit, debit)
+  // A negated debit or a difference at the wider precision can pass the ledger's
+  // length bound (64 characters); such a result is not an amount either.
+  if (credit === null) return normalizeAmount(negate(debit))
+  return normalizeAmount(subtractDecimalKeepingScale(credit, debit))
 }
 
 function negate(amount: string): string {

@@ -457,7 +457,7 @@ function pad(value: number, width: number): string {
  * Tried in order when a folder sets no date_format. Slash and dash dates are
  * month-first (SPEC 1.3); dotted dates are day-first, as everywhere they are used.
  */
-const COMMON_LAYOUTS = [
+export const COMMON_LAYOUTS = [
   '2006-01-02',
   '2006-01-02T15:04:05Z07:00',
   '2006-01-02T15:04:05',
