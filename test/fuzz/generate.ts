@@ -203,6 +203,123 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
 )
 
+/** Values of the right JSON type that sit on an edge of what a field means. */
+const EDGE_BY_NAME: Record<string, unknown[]> = {
+  amount: [
+    '9'.repeat(64),
+    '-' + '9'.repeat(63),
+    '0.' + '0'.repeat(62) + '1',
+    '1.',
+    '.0',
+    '+',
+    '-',
+    '1,5',
+    '１２',
+  ],
+  date: [
+    '0000-00-00',
+    '0000-01-01',
+    '9999-12-31',
+    '+275760-09-13',
+    '2024-02-30',
+    '2024-13-01',
+    '2024-05-01T24:00:00Z',
+    '2024-05-01T23:59:60Z',
+    '2024-05-01T12:00:00-24:00',
+    '2024-05-01 12:00',
+    '1714564800',
+    '-62135596800',
+    -62135596801,
+    253402300800,
+    8640000000000001,
+    2 ** 53 - 1,
+    -1,
+  ],
+  since: ['0000-01-01', '9999-12-31', '-1', '99999999999999', '2024-02-30', '1714564800.5'],
+  until: ['0000-01-01', '9999-12-31', '-1', '99999999999999', '2024-02-30'],
+  currency: ['', 'usd', 'X'.repeat(300), '💶', 'US D'],
+  query: [
+    '((((((',
+    ')',
+    'amount:<',
+    'amount:<abc',
+    'date:',
+    'date:2024-99',
+    'ext:',
+    'ext:a.b~',
+    'ext:=x',
+    '"unterminated',
+    'a'.repeat(4097),
+    'a '.repeat(101),
+    '('.repeat(101) + 'a' + ')'.repeat(101),
+    'NOT NOT NOT',
+    'OR',
+    'amount:<9007199254740993',
+    'amount:>1e309',
+    '*',
+    '\\',
+    'payee:',
+  ],
+  q: ['((((((', 'amount:<', 'a'.repeat(5000), '('.repeat(200) + 'a' + ')'.repeat(200), 'ext:~'],
+  url: [
+    'http://127.0.0.1:1/',
+    'ftp://127.0.0.1/',
+    'javascript:alert(1)',
+    'http://[::1]:1/',
+    'http://user:pass@127.0.0.1:1/',
+    'http://0x7f.1/',
+    'http://2130706433/',
+    'https://' + 'a'.repeat(2100),
+  ],
+  event_types: [['nope.event'], ['*', 'transaction.created'], Array(65).fill('*'), [''], [null]],
+  labels: [
+    { '': 'x' },
+    { ['k'.repeat(65)]: 'v' },
+    { k: 'v'.repeat(257) },
+    Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])),
+  ],
+  extensions: [
+    { nodot: 1 },
+    { '.': 1 },
+    { 'a.': 1 },
+    { '.b': 1 },
+    { ['a.' + 'b'.repeat(100)]: 1 },
+    { 'a.b': 'x'.repeat(9000) },
+    Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`a.k${i}`, i])),
+    { 'a.b': null },
+    { 'a.b': { c: [1, { d: [] }] } },
+  ],
+  name: ['', 'n'.repeat(201), ' ', '\t'],
+  kind: ['', 'k'.repeat(300), 'self', 'refund '],
+  target: ['', 'x'.repeat(513)],
+  account_id: ['', 'x'.repeat(513), 'csv:checking'],
+  token: [
+    '',
+    'short',
+    't'.repeat(4097),
+    'with space inside token',
+    'aHR0cDovLzEyNy4wLjAuMToxL2NsYWlt',
+  ],
+  scope: ['admin', 'READ', 'read ', ''],
+  limit: [0, 1000, 1001, 2 ** 53 - 1],
+  offset: [2 ** 53 - 1, 1e9],
+  after: [2 ** 53 - 1],
+  newest: [0, 2 ** 53 - 1],
+}
+
+/** An edge value for one of the object's named fields, when there are any. */
+function edgeMutation(fields: string[]): fc.Arbitrary<Mutation> | null {
+  const named = fields.filter((f) => EDGE_BY_NAME[f])
+  if (named.length === 0) return null
+  return fc
+    .constantFrom(...named)
+    .chain((field) =>
+      fc
+        .constantFrom(...EDGE_BY_NAME[field]!)
+        .map((value): Mutation => ({ op: 'set', field, value })),
+    )
+}
+
 // ---------------------------------------------------------------------------
 // Valid values, from the schema and the field's name
 
@@ -249,7 +366,12 @@ function byName(name: string, schema: JsonSchema, context: string): fc.Arbitrary
     case 'url':
       return idRef('receiverUrl')
     case 'event_types':
-      return fc.constantFrom(['*'], ['transaction.created'], [], ['account.created', 'rule.updated'])
+      return fc.constantFrom(
+        ['*'],
+        ['transaction.created'],
+        [],
+        ['account.created', 'rule.updated'],
+      )
     case 'query':
     case 'q':
       return fc.constantFrom(...QUERIES)
@@ -335,13 +457,13 @@ export function validObject(schema: JsonSchema, context = ''): fc.Arbitrary<unkn
       : typeof schema.additionalProperties === 'object'
         ? schema.additionalProperties
         : null
-    if (values) return fc.dictionary(fc.string({ maxLength: 10 }), validValue(values), { maxKeys: 3 })
+    if (values)
+      return fc.dictionary(fc.string({ maxLength: 10 }), validValue(values), { maxKeys: 3 })
     return fc.constant({})
   }
-  return fc.record(
-    Object.fromEntries(names.map((n) => [n, validValue(props[n]!, n, context)])),
-    { requiredKeys: names.filter((n) => required.has(n)) },
-  )
+  return fc.record(Object.fromEntries(names.map((n) => [n, validValue(props[n]!, n, context)])), {
+    requiredKeys: names.filter((n) => required.has(n)),
+  })
 }
 
 // ---------------------------------------------------------------------------
@@ -372,6 +494,8 @@ export function mutations(schema: JsonSchema): fc.Arbitrary<Mutation[]> {
         .map(([field, value]) => ({ op: 'set', field, value })),
       fc.constantFrom(...fields).map((field) => ({ op: 'delete', field })),
     )
+    const edge = edgeMutation(fields)
+    if (edge) one.push(edge, edge, edge)
   }
   return fc.array(fc.oneof(...one), { minLength: 1, maxLength: 3 })
 }
@@ -382,7 +506,8 @@ export function applyMutations(base: unknown, list: Mutation[]): Record<string, 
     typeof base === 'object' && base !== null && !Array.isArray(base) ? { ...base } : {}
   for (const m of list) {
     if (m.op === 'delete') delete out[m.field]
-    else Object.defineProperty(out, m.field, {
+    else
+      Object.defineProperty(out, m.field, {
         value: m.value,
         enumerable: true,
         writable: true,
@@ -504,31 +629,32 @@ export const hostileSegment: fc.Arbitrary<Segment> = fc.oneof(
 
 /** One query item: a key and a value, each encoded or raw; or a raw piece (`&&`, `=x`). */
 export type QueryItem =
-  | { key: string; value: unknown; rawKey?: boolean; rawValue?: boolean }
-  | { piece: string }
+  { key: string; value: unknown; rawKey?: boolean; rawValue?: boolean } | { piece: string }
 
 const hostileQueryValue: fc.Arbitrary<{ value: unknown; rawValue?: boolean }> = fc.oneof(
-  fc.constantFrom(
-    '',
-    '-1',
-    '1.5',
-    '1e3',
-    '0x10',
-    '9007199254740993',
-    '99999999999999999999999',
-    'NaN',
-    'null',
-    'true',
-    '[]',
-    '{}',
-    '2024-13-45',
-    '2024-02-30',
-    '99999-01-01',
-    '-000001-01-01',
-    '1714564800.5',
-    '-99999999999999',
-    'x'.repeat(10_000),
-  ).map((value) => ({ value })),
+  fc
+    .constantFrom(
+      '',
+      '-1',
+      '1.5',
+      '1e3',
+      '0x10',
+      '9007199254740993',
+      '99999999999999999999999',
+      'NaN',
+      'null',
+      'true',
+      '[]',
+      '{}',
+      '2024-13-45',
+      '2024-02-30',
+      '99999-01-01',
+      '-000001-01-01',
+      '1714564800.5',
+      '-99999999999999',
+      'x'.repeat(10_000),
+    )
+    .map((value) => ({ value })),
   fc.constantFrom(...UNICODE_STRINGS, ...TRAVERSAL_STRINGS).map((value) => ({ value })),
   fc
     .constantFrom('%zz', '%', '%e9', '%ed%a0%80', '%00', '%c0%80', '%2', 'a%ZZb', '%0a%0d')
@@ -538,16 +664,27 @@ const hostileQueryValue: fc.Arbitrary<{ value: unknown; rawValue?: boolean }> = 
 export function hostileQuery(params: Array<{ name: string }>): fc.Arbitrary<QueryItem[]> {
   const names = params.map((p) => p.name)
   const anyName = names.length ? fc.constantFrom(...names) : fc.constant('limit')
+  const edged = names.filter((n) => EDGE_BY_NAME[n])
+  const edgeItem: fc.Arbitrary<QueryItem[]>[] = edged.length
+    ? [
+        fc
+          .constantFrom(...edged)
+          .chain((key) =>
+            fc
+              .constantFrom(...EDGE_BY_NAME[key]!)
+              .map((v) => [{ key, value: typeof v === 'string' ? v : JSON.stringify(v) }]),
+          ),
+      ]
+    : []
   const item: fc.Arbitrary<QueryItem[]> = fc.oneof(
+    ...edgeItem,
     // A declared key with a hostile value.
     fc.tuple(anyName, hostileQueryValue).map(([key, v]) => [{ key, ...v }]),
     // The same key twice.
-    fc
-      .tuple(anyName, fc.constantFrom('1', '2', 'a'))
-      .map(([key, v]) => [
-        { key, value: v },
-        { key, value: v },
-      ]),
+    fc.tuple(anyName, fc.constantFrom('1', '2', 'a')).map(([key, v]) => [
+      { key, value: v },
+      { key, value: v },
+    ]),
     // Array and object notations, unknown keys.
     fc
       .tuple(anyName, fc.constantFrom('[]', '[0]', '[a]', '.x', '[__proto__]'))
@@ -585,19 +722,18 @@ export function validQuery(
   context: string,
 ): fc.Arbitrary<QueryItem[]> {
   if (params.length === 0) return fc.constant([])
-  return fc
-    .subarray(params, { maxLength: Math.min(3, params.length) })
-    .chain((chosen) =>
-      chosen.length === 0
-        ? fc.constant([])
-        : fc.tuple(
-            ...chosen.map((p) =>
-              validValue(p.schema, p.name, context).map(
-                (value): QueryItem => ({ key: p.name, value }),
-              ),
-            ),
+  return fc.subarray(params, { maxLength: Math.min(3, params.length) }).chain((chosen) =>
+    chosen.length === 0
+      ? fc.constant([])
+      : fc.tuple(
+          ...chosen.map((p) =>
+            validValue(p.schema, p.name, context).map((value): QueryItem => ({
+              key: p.name,
+              value,
+            })),
           ),
-    )
+        ),
+  )
 }
 
 export function serializeQuery(items: QueryItem[], resolve: (ref: IdRef) => string): string {
@@ -649,9 +785,7 @@ export interface Operation {
 export type AuthKind = 'admin' | 'none' | 'wrong' | 'malformed' | 'read' | 'read_write'
 
 export type BodySpec =
-  | { kind: 'json'; value: unknown }
-  | { kind: 'text'; text: string | Buffer }
-  | { kind: 'none' }
+  { kind: 'json'; value: unknown } | { kind: 'text'; text: string | Buffer } | { kind: 'none' }
 
 export interface HttpCase {
   /** "METHOD /path/template" of the operation. */
@@ -764,17 +898,15 @@ export function httpCase(op: Operation): fc.Arbitrary<HttpCase> {
     auth: authKind,
   })
   const make = (strategy: string, arb: fc.Arbitrary<Partial<HttpCase>>) =>
-    fc.tuple(base, arb).map(
-      ([b, over]): HttpCase => ({
-        op: name,
-        strategy,
-        method: op.method,
-        path: op.path,
-        headers: {},
-        ...b,
-        ...over,
-      }),
-    )
+    fc.tuple(base, arb).map(([b, over]): HttpCase => ({
+      op: name,
+      strategy,
+      method: op.method,
+      path: op.path,
+      headers: {},
+      ...b,
+      ...over,
+    }))
   const strategies: Array<{ weight: number; arbitrary: fc.Arbitrary<HttpCase> }> = [
     { weight: 8, arbitrary: make('valid', fc.constant({})) },
     {
@@ -790,9 +922,11 @@ export function httpCase(op: Operation): fc.Arbitrary<HttpCase> {
       weight: 5,
       arbitrary: make(
         'auth',
-        fc.constantFrom<AuthKind>('none', 'wrong', 'malformed', 'read', 'read_write').map((auth) => ({
-          auth,
-        })),
+        fc
+          .constantFrom<AuthKind>('none', 'wrong', 'malformed', 'read', 'read_write')
+          .map((auth) => ({
+            auth,
+          })),
       ),
     },
     {
@@ -833,11 +967,9 @@ export function httpCase(op: Operation): fc.Arbitrary<HttpCase> {
         weight: 24,
         arbitrary: make(
           'body-fields',
-          fc
-            .tuple(validObject(schema, op.path), mutations(schema))
-            .map(([value, list]) => ({
-              body: { kind: 'json', value: applyMutations(value, list) } as BodySpec,
-            })),
+          fc.tuple(validObject(schema, op.path), mutations(schema)).map(([value, list]) => ({
+            body: { kind: 'json', value: applyMutations(value, list) } as BodySpec,
+          })),
         ),
       },
       {
@@ -877,7 +1009,9 @@ export function httpCase(op: Operation): fc.Arbitrary<HttpCase> {
                 { kind: 'json', value: { a: 1 } },
                 { kind: 'json', value: [] },
               ),
-              fc.constantFrom(...MALFORMED_BODIES).map((text): BodySpec => ({ kind: 'text', text })),
+              fc
+                .constantFrom(...MALFORMED_BODIES)
+                .map((text): BodySpec => ({ kind: 'text', text })),
             ),
             fc.constantFrom<string | null | undefined>(undefined, 'text/plain', null),
           )
@@ -911,7 +1045,11 @@ export function mcpCase(tool: ToolSchema): fc.Arbitrary<McpCase> {
   const schema = tool.inputSchema
   const valid = validObject(schema, tool.name)
   const call = (strategy: string, args: fc.Arbitrary<unknown>, name: unknown = tool.name) =>
-    args.map((a): McpCase => ({ tool: tool.name, strategy, message: { kind: 'call', name, args: a } }))
+    args.map((a): McpCase => ({
+      tool: tool.name,
+      strategy,
+      message: { kind: 'call', name, args: a },
+    }))
   return fc.oneof(
     { weight: 10, arbitrary: call('valid', valid) },
     {
@@ -933,13 +1071,11 @@ export function mcpCase(tool: ToolSchema): fc.Arbitrary<McpCase> {
           ),
           valid,
         )
-        .map(
-          ([name, args]): McpCase => ({
-            tool: tool.name,
-            strategy: 'tool-name',
-            message: { kind: 'call', name, args },
-          }),
-        ),
+        .map(([name, args]): McpCase => ({
+          tool: tool.name,
+          strategy: 'tool-name',
+          message: { kind: 'call', name, args },
+        })),
     },
   )
 }
@@ -982,13 +1118,11 @@ export const mcpTransportCase: fc.Arbitrary<McpCase> = fc.oneof(
         '*/*',
       ),
     )
-    .map(
-      ([contentType, accept]): McpCase => ({
-        tool: '*',
-        strategy: 'transport',
-        message: { kind: 'call', name: 'list_accounts', args: {} },
-        contentType,
-        accept,
-      }),
-    ),
+    .map(([contentType, accept]): McpCase => ({
+      tool: '*',
+      strategy: 'transport',
+      message: { kind: 'call', name: 'list_accounts', args: {} },
+      contentType,
+      accept,
+    })),
 )

@@ -268,9 +268,7 @@ export async function fingerprint(app: TestAppHandle): Promise<Fingerprint> {
   out.api_keys = await joined(
     sql`select id || ' ' || name || ' ' || scope || ' ' || key_hash as v from api_keys order by id`,
   )
-  out.secrets = await joined(
-    sql`select name || ' ' || value as v from secrets order by name`,
-  )
+  out.secrets = await joined(sql`select name || ' ' || value as v from secrets order by name`)
   const file = join(app.dir, 'data', 'secrets.json')
   out.secrets_file = existsSync(file) ? readFileSync(file, 'utf8') : ''
   return out
@@ -412,9 +410,7 @@ export class Tally {
     if (this.findings.length === 0) return
     const lines = this.findings
       .slice(0, 30)
-      .map(
-        (f) => `#${f.index} ${f.what}\n    request: ${f.request}\n    answer:  ${f.answer}`,
-      )
+      .map((f) => `#${f.index} ${f.what}\n    request: ${f.request}\n    answer:  ${f.answer}`)
     assert.fail(
       `${this.findings.length} fuzz findings (seed ${this.seed}, ${ENGINE}; rerun with ` +
         `COFFER_FUZZ_SEED=${this.seed}):\n${lines.join('\n')}`,

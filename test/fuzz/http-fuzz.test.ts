@@ -35,7 +35,7 @@ import {
   type FuzzApp,
 } from './harness.js'
 
-const { seed, requests } = fuzzSettings(2500)
+const { seed, requests } = fuzzSettings(3000)
 
 /**
  * Operations not fuzzed, each for a reason that is about the test, not the route:
@@ -94,9 +94,7 @@ test(`HTTP fuzz: seeded hostile requests to every OpenAPI operation (seed ${seed
   const fuzz = await startFuzzApp(t)
   const { app } = fuzz
   const doc = await expectStatus(app, 'GET', '/api/v1/openapi.json', 200)
-  const operations = operationsOf(doc).filter(
-    (op) => !EXCLUDED.has(`${op.method} ${op.path}`),
-  )
+  const operations = operationsOf(doc).filter((op) => !EXCLUDED.has(`${op.method} ${op.path}`))
   assert.ok(operations.length >= 50, `${operations.length} operations`)
   // Operations with a body have the most to get wrong: they are drawn three times as often.
   const arbitrary = fc.oneof(
