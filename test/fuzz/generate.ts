@@ -277,6 +277,10 @@ const EDGE_BY_NAME: Record<string, unknown[]> = {
     { ['k'.repeat(65)]: 'v' },
     { k: 'v'.repeat(257) },
     Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])),
+    { ключ: 'значение' },
+    { 'k\ud800': 'v' },
+    { k: 'a\udfff' },
+    { 'k\u0000': 'v' },
   ],
   extensions: [
     { nodot: 1 },
@@ -287,6 +291,10 @@ const EDGE_BY_NAME: Record<string, unknown[]> = {
     { 'a.b': 'x'.repeat(9000) },
     Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`a.k${i}`, i])),
     { 'a.b': null },
+    { 'café.clé': 1 },
+    { 'ns.\ud800': 1 },
+    { 'ns.键': '值', 'ns.🔑': true },
+    { 'ns.\u202ekey': 1 },
     { 'a.b': { c: [1, { d: [] }] } },
   ],
   name: ['', 'n'.repeat(201), ' ', '\t'],
@@ -968,7 +976,7 @@ export function httpCase(op: Operation): fc.Arbitrary<HttpCase> {
         arbitrary: make(
           'body-fields',
           fc.tuple(validObject(schema, op.path), mutations(schema)).map(([value, list]) => ({
-            body: { kind: 'json', value: applyMutations(value, list) } as BodySpec,
+            body: { kind: 'json', value: applyMutations(value, list) },
           })),
         ),
       },
@@ -977,10 +985,8 @@ export function httpCase(op: Operation): fc.Arbitrary<HttpCase> {
         arbitrary: make(
           'body-whole',
           fc.oneof(
-            fc
-              .constantFrom(...MALFORMED_BODIES)
-              .map((text) => ({ body: { kind: 'text', text } as BodySpec })),
-            hostileValue.map((value) => ({ body: { kind: 'json', value } as BodySpec })),
+            fc.constantFrom(...MALFORMED_BODIES).map((text) => ({ body: { kind: 'text', text } })),
+            hostileValue.map((value) => ({ body: { kind: 'json', value } })),
           ),
         ),
       },

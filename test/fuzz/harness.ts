@@ -18,12 +18,27 @@ export const TOKEN = 'fuzz-dashboard-token-0123456789abcdef'
 /** A request slower than this fails the pass. */
 export const MAX_MS = 5_000
 
-/** The seed and the number of requests, from COFFER_FUZZ_SEED and COFFER_FUZZ_REQUESTS. */
-export function fuzzSettings(defaultRequests: number): { seed: number; requests: number } {
-  const seed = Number(process.env.COFFER_FUZZ_SEED ?? '17')
-  const requests = Number(process.env.COFFER_FUZZ_REQUESTS ?? String(defaultRequests))
+/**
+ * The seed (COFFER_FUZZ_SEED, default 17) and the number of requests of a door:
+ * COFFER_FUZZ_REQUESTS for HTTP; for MCP, COFFER_FUZZ_MCP_REQUESTS, else two
+ * fifths of COFFER_FUZZ_REQUESTS when that is set, else the default.
+ */
+export function fuzzSettings(
+  door: 'http' | 'mcp',
+  defaultRequests: number,
+): { seed: number; requests: number } {
+  const env = process.env
+  const seed = Number(env.COFFER_FUZZ_SEED ?? '17')
+  const requests =
+    door === 'http'
+      ? Number(env.COFFER_FUZZ_REQUESTS ?? defaultRequests)
+      : env.COFFER_FUZZ_MCP_REQUESTS
+        ? Number(env.COFFER_FUZZ_MCP_REQUESTS)
+        : env.COFFER_FUZZ_REQUESTS
+          ? Math.round((Number(env.COFFER_FUZZ_REQUESTS) * 2) / 5)
+          : defaultRequests
   assert.ok(Number.isSafeInteger(seed), 'COFFER_FUZZ_SEED must be an integer')
-  assert.ok(Number.isSafeInteger(requests) && requests > 0, 'COFFER_FUZZ_REQUESTS must be > 0')
+  assert.ok(Number.isSafeInteger(requests) && requests > 0, 'the request count must be > 0')
   return { seed, requests }
 }
 

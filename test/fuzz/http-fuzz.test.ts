@@ -35,7 +35,7 @@ import {
   type FuzzApp,
 } from './harness.js'
 
-const { seed, requests } = fuzzSettings(3000)
+const { seed, requests } = fuzzSettings('http', 3000)
 
 /**
  * Operations not fuzzed, each for a reason that is about the test, not the route:

@@ -6,7 +6,8 @@
 // transport itself refuses — a JSON-RPC error; a tool error carries a problem
 // with type, title, status and detail, equal in text and structured content; a
 // refused call (HTTP 4xx, JSON-RPC error, tool error) changes nothing.
-// COFFER_FUZZ_SEED and COFFER_FUZZ_MCP_REQUESTS choose the seed and the count.
+// COFFER_FUZZ_SEED and COFFER_FUZZ_MCP_REQUESTS (or COFFER_FUZZ_REQUESTS) choose
+// the seed and the count (harness.ts fuzzSettings).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
@@ -18,6 +19,7 @@ import {
   differences,
   eventsSince,
   fingerprint,
+  fuzzSettings,
   problemOf,
   refreshPools,
   send,
@@ -29,8 +31,7 @@ import {
   type RawResponse,
 } from './harness.js'
 
-const seed = Number(process.env.COFFER_FUZZ_SEED ?? '17')
-const requests = Number(process.env.COFFER_FUZZ_MCP_REQUESTS ?? '1200')
+const { seed, requests } = fuzzSettings('mcp', 1200)
 
 const JSON_RPC_HEADERS = {
   authorization: `Bearer ${TOKEN}`,
