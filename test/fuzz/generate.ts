@@ -975,9 +975,11 @@ export function httpCase(op: Operation): fc.Arbitrary<HttpCase> {
         weight: 24,
         arbitrary: make(
           'body-fields',
-          fc.tuple(validObject(schema, op.path), mutations(schema)).map(([value, list]) => ({
-            body: { kind: 'json', value: applyMutations(value, list) },
-          })),
+          fc
+            .tuple(validObject(schema, op.path), mutations(schema))
+            .map(([value, list]): Partial<HttpCase> => ({
+              body: { kind: 'json', value: applyMutations(value, list) },
+            })),
         ),
       },
       {
@@ -985,8 +987,10 @@ export function httpCase(op: Operation): fc.Arbitrary<HttpCase> {
         arbitrary: make(
           'body-whole',
           fc.oneof(
-            fc.constantFrom(...MALFORMED_BODIES).map((text) => ({ body: { kind: 'text', text } })),
-            hostileValue.map((value) => ({ body: { kind: 'json', value } })),
+            fc
+              .constantFrom(...MALFORMED_BODIES)
+              .map((text): Partial<HttpCase> => ({ body: { kind: 'text', text } })),
+            hostileValue.map((value): Partial<HttpCase> => ({ body: { kind: 'json', value } })),
           ),
         ),
       },
