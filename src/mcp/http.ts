@@ -8,7 +8,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { problem, sendProblem } from '../http/problem.js'
 import { route, type Handler, type Route } from '../http/route.js'
 import { McpRoutes as S } from '../schemas/mcp.js'
-import { buildMcpServer } from './server.js'
+import { buildMcpServer, refuseInvalidParams } from './server.js'
 
 const post: Handler<typeof S.post> = async ({ ctx, sync }, req, reply) => {
   const server = buildMcpServer({ ctx, sync })
@@ -23,6 +23,7 @@ const post: Handler<typeof S.post> = async ({ ctx, sync }, req, reply) => {
     void server.close()
   })
   await server.connect(transport)
+  refuseInvalidParams(transport)
   await transport.handleRequest(req.raw, reply.raw, req.body)
 }
 

@@ -5,12 +5,16 @@
 // error carrying the REST problem details (the one mapping for MCP errors).
 import { readFileSync } from 'node:fs'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
   CallToolRequestSchema,
   ErrorCode,
+  InitializeRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  PingRequestSchema,
   type CallToolResult,
+  type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { ValidateFunction } from 'ajv'
 import { Invalid } from '../errors.js'
@@ -90,4 +94,50 @@ export function buildMcpServer(deps: ToolDeps): Server {
     callTool(deps, request.params.name, request.params.arguments ?? {}),
   )
   return server
+}
+
+/** The requests the server answers, by method, with the shape of their params. */
+const REQUEST_SCHEMAS = new Map<string, { safeParse(value: unknown): ParamsCheck }>([
+  ['initialize', InitializeRequestSchema],
+  ['ping', PingRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+  ['tools/call', CallToolRequestSchema],
+])
+
+interface ParamsCheck {
+  success: boolean
+  error?: { issues: Array<{ path: PropertyKey[]; message: string }> }
+}
+
+/**
+ * The SDK checks a request's params against its method's schema before any
+ * handler runs, and answers a mismatch (`"arguments": []`, `initialize` without
+ * `protocolVersion`) as an internal error (-32603) that quotes its validator. The
+ * mistake is the client's: such a request is answered here, before the server
+ * sees it, with -32602 (invalid params) naming the field. Both transports call
+ * this once the server is connected.
+ */
+export function refuseInvalidParams(transport: Transport): void {
+  const deliver = transport.onmessage
+  transport.onmessage = (message, extra) => {
+    const refusal = invalidParams(message)
+    if (refusal) void transport.send(refusal)
+    else deliver?.(message, extra)
+  }
+}
+
+export function invalidParams(message: JSONRPCMessage): JSONRPCMessage | null {
+  if (!('method' in message) || !('id' in message)) return null
+  const check = REQUEST_SCHEMAS.get(message.method)?.safeParse(message)
+  if (!check || check.success) return null
+  const issue = check.error?.issues[0]
+  const field = issue?.path.map(String).join('.') || 'params'
+  return {
+    jsonrpc: '2.0',
+    id: message.id,
+    error: {
+      code: ErrorCode.InvalidParams,
+      message: `invalid params of ${message.method}: ${field}: ${issue?.message ?? 'is invalid'}`,
+    },
+  }
 }

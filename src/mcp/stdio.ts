@@ -7,7 +7,7 @@ import type { OpenContext } from '../context.js'
 import { commandLogger } from '../log.js'
 import { SearchIndexer } from '../search/indexer.js'
 import { SyncService } from '../sync/index.js'
-import { buildMcpServer } from './server.js'
+import { buildMcpServer, refuseInvalidParams } from './server.js'
 import { guardStdin } from './stdin-guard.js'
 
 /**
@@ -29,6 +29,7 @@ export async function runMcpStdio(loaded: LoadResult, open: OpenContext): Promis
     guardStdin(process.stdin, (message) => transport.send(message), logger),
   )
   await server.connect(transport)
+  refuseInvalidParams(transport)
   logger.info('serving MCP on stdio')
 
   await new Promise<void>((resolve) => {
