@@ -3,7 +3,7 @@
 // inserts of the same three rows per item, one database transaction per item,
 // into the same kind of database in the same run.
 import { randomUUID } from 'node:crypto'
-import SqliteDatabase from 'better-sqlite3'
+import SqliteDatabase from '../src/db/sqlite-binding.js'
 import { createAccount } from '../src/ledger/accounts.js'
 import { createTransaction } from '../src/ledger/transactions.js'
 import { freshSqlite, perSecond, report, timed } from './support.js'

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test, type TestContext } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import SqliteDatabase from 'better-sqlite3'
+import SqliteDatabase from '../src/db/sqlite-binding.js'
 import pg from 'pg'
 import { createSchema, dropSchema, dsnWithSchema, ENGINE, POSTGRES_DSN } from './helpers/app.js'
 

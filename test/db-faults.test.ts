@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import SqliteDatabase from 'better-sqlite3'
+import SqliteDatabase from '../src/db/sqlite-binding.js'
 import { startFakeSimplefin } from './fakes/simplefin.js'
 import {
   createSchema,

@@ -8,7 +8,7 @@
 // mostly between -100 and 100 (about 5% below -100); a `category` label on 70%
 // of rows (12 values), a `trip` label on 2%; extension `tax.deductible` on 10%
 // (true on a third of those), `tax.rate` on 5%. Three accounts.
-import SqliteDatabase from 'better-sqlite3'
+import SqliteDatabase from '../../src/db/sqlite-binding.js'
 
 export const CATEGORIES = [
   'food',

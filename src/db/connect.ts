@@ -4,7 +4,6 @@
 // `dialect` for the few statements that differ.
 import { chmodSync, existsSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import SqliteDatabase from 'better-sqlite3'
 import {
   CompiledQuery,
   Kysely,
@@ -19,6 +18,7 @@ import {
 import pg from 'pg'
 import type { Logger } from 'pino'
 import type { Database } from './schema.js'
+import SqliteDatabase, { type SqliteConnection, type SqliteStatement } from './sqlite-binding.js'
 
 export type DialectName = 'sqlite' | 'postgres'
 
@@ -54,7 +54,7 @@ function openSqlite(options: DatabaseOptions): Db {
   // tightens a file an older version created 0644.
   const file = options.path !== ':memory:' && !options.path.startsWith('file:')
   const umask = file ? process.umask(0o077) : null
-  let sqlite: SqliteDatabase.Database
+  let sqlite: SqliteConnection
   try {
     if (file) mkdirSync(dirname(options.path), { recursive: true, mode: 0o700 })
     sqlite = new SqliteDatabase(options.path)
@@ -141,8 +141,8 @@ const STATEMENT_CACHE_SIZE = 64
 // Kysely prepares every query anew; the bulk statements of a sync (1000-row
 // inserts, 1000-id lookups, the same text chunk after chunk) cost about as much
 // to prepare as to run, so the one connection keeps those, keyed by their text.
-function withStatementCache(sqlite: SqliteDatabase.Database): SqliteDialectDatabase {
-  const cache = new Map<string, SqliteDatabase.Statement>()
+function withStatementCache(sqlite: SqliteConnection): SqliteDialectDatabase {
+  const cache = new Map<string, SqliteStatement>()
   return {
     close() {
       cache.clear()
