@@ -29,6 +29,9 @@ export const SSE_YIELD_BYTES = 64 * 1024
  */
 export const SSE_STALL_TIMEOUT_MS = 60_000
 
+/** How long an ended stream's connection may take to close before it is cut. */
+export const SSE_END_GRACE_MS = 2_000
+
 export interface SseQuery extends EventFilter {
   after?: number | undefined
 }
@@ -183,7 +186,6 @@ export async function streamEvents(
         stream.stalled = true
         const ok = await drained(res, controller.signal, SSE_STALL_TIMEOUT_MS)
         stream.stalled = false
-        sinceYield = 0
         if (!ok) {
           request.log.warn(
             { after: event.sequence, stalled_ms: SSE_STALL_TIMEOUT_MS },
@@ -191,8 +193,11 @@ export async function streamEvents(
           )
           break
         }
-      } else if (sinceYield >= SSE_YIELD_BYTES) {
-        // Let other requests in between chunks of a long replay.
+      }
+      if (sinceYield >= SSE_YIELD_BYTES) {
+        // Let other requests in between chunks of a long replay. A drain is no
+        // such turn: a socket that drains as fast as it is written can keep
+        // the loop in its I/O phase for the whole replay.
         sinceYield = 0
         await new Promise<void>((resolve) => setImmediate(resolve))
       }
@@ -204,5 +209,12 @@ export async function streamEvents(
     forget()
     request.raw.off('close', stop)
     if (!res.writableEnded) res.end()
+    // A client that does not read never takes the end of the stream either, and
+    // its open connection would hold up shutdown (server.close waits for it).
+    if (!res.destroyed) {
+      const kill = setTimeout(() => res.destroy(), SSE_END_GRACE_MS)
+      kill.unref()
+      res.once('close', () => clearTimeout(kill))
+    }
   }
 }
