@@ -8,6 +8,7 @@ import { Auth } from './auth/index.js'
 import { isLoopbackAddr, splitHostPort, type Config } from './config/index.js'
 import { openContext, type OpenOptions, type ServiceContext } from './context.js'
 import { EventRetention } from './events/retention.js'
+import type { SseStreams } from './http/sse.js'
 import type { App } from './http/types.js'
 import type { Clock } from './clock.js'
 import { rulesOnNewTransactions } from './rules/new-transactions.js'
@@ -51,6 +52,8 @@ export interface RunningApp {
   sync: SyncService
   auth: Auth
   http: App
+  /** Open SSE streams (their caps; tests read their progress). */
+  sse: SseStreams
   /** Webhook delivery (tests wait on it with whenSettled). */
   webhooks: WebhookDelivery
   close(): Promise<void>
@@ -80,7 +83,10 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     // service without the HTTP stack, and start faster and smaller for it.
     const { buildHttpServer } = await import('./http/server.js')
     const { MCP_ROUTES } = await import('./mcp/http.js')
-    const { app } = await buildHttpServer({ ctx, auth, sync }, config.mcp.enabled ? MCP_ROUTES : [])
+    const { app, sse } = await buildHttpServer(
+      { ctx, auth, sync },
+      config.mcp.enabled ? MCP_ROUTES : [],
+    )
     const { host, port } = splitHostPort(config.server.addr)
     await app.listen({ host, port })
     const address = app.server.address()
@@ -112,6 +118,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
       sync,
       auth,
       http: app,
+      sse,
       webhooks,
       async close() {
         if (closed) return

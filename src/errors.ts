@@ -50,3 +50,16 @@ export class Conflict extends ServiceError {
 export class Unavailable extends ServiceError {
   readonly status = 503
 }
+
+/** 429: a limit on this client was reached (failed authentications, open streams). */
+export class TooManyRequests extends ServiceError {
+  readonly status = 429
+
+  /** Seconds until trying again can succeed; sent as Retry-After when set. */
+  constructor(
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message)
+  }
+}

@@ -22,7 +22,11 @@ function formatValue(value: unknown): string {
   return JSON.stringify(value)
 }
 
-/** Turns one pino JSON line into `2024-01-01T00:00:00.000Z INFO message key=value`. */
+/**
+ * Turns one pino JSON line into `2024-01-01T00:00:00.000Z INFO message key=value`.
+ * An error's stack follows on its own indented lines, so that a 500 can be
+ * traced from the text log as well as from the JSON one.
+ */
 export function formatTextLine(line: string): string {
   let entry: Record<string, unknown>
   try {
@@ -32,17 +36,25 @@ export function formatTextLine(line: string): string {
   }
   const time = typeof entry.time === 'number' ? new Date(entry.time).toISOString() : ''
   const level = LEVEL_NAMES[entry.level as number] ?? String(entry.level)
+  let stack = ''
   const fields = Object.entries(entry)
     .filter(([key]) => !SKIP.has(key))
     .map(([key, value]) => {
       if (key === 'err' && value && typeof value === 'object') {
         const err = value as { message?: string; stack?: string }
+        if (typeof err.stack === 'string' && err.stack !== '') {
+          stack = err.stack
+            .split('\n')
+            .map((frame) => `    ${frame.trim()}`)
+            .join('\n')
+        }
         return `err=${formatValue(err.message ?? '')}`
       }
       return `${key}=${formatValue(value)}`
     })
   const msg = typeof entry.msg === 'string' ? entry.msg : ''
-  return [time, level.padEnd(5), msg, ...fields].filter(Boolean).join(' ')
+  const head = [time, level.padEnd(5), msg, ...fields].filter(Boolean).join(' ')
+  return stack ? `${head}\n${stack}` : head
 }
 
 export function createLogger(options: {

@@ -1,5 +1,5 @@
 // One Prometheus registry for the process; metric names follow SPEC (`service_*`).
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 
 export interface Metrics {
   registry: Registry
@@ -12,6 +12,10 @@ export interface Metrics {
   webhookDeliveries: Counter<'outcome'>
   webhookAttempts: Counter
   webhookDropped: Counter
+  authFailures: Counter
+  authRateLimited: Counter
+  sseStreams: Gauge
+  sseRefused: Counter<'limit'>
 }
 
 export function createMetrics(): Metrics {
@@ -69,6 +73,28 @@ export function createMetrics(): Metrics {
     webhookDropped: new Counter({
       name: 'service_webhook_deliveries_dropped_total',
       help: 'Webhook jobs dropped because the delivery queue was full.',
+      registers: [registry],
+    }),
+    // docs/security.md: brute force and SSE exhaustion.
+    authFailures: new Counter({
+      name: 'service_auth_failures_total',
+      help: 'Requests whose credential matched neither the dashboard token nor an API key.',
+      registers: [registry],
+    }),
+    authRateLimited: new Counter({
+      name: 'service_auth_rate_limited_total',
+      help: 'Requests refused (429) because their address failed authentication too often.',
+      registers: [registry],
+    }),
+    sseStreams: new Gauge({
+      name: 'service_sse_streams',
+      help: 'Open event streams (GET /api/v1/events/stream).',
+      registers: [registry],
+    }),
+    sseRefused: new Counter({
+      name: 'service_sse_streams_refused_total',
+      help: 'Event streams refused (429), by the cap reached (total, per_client).',
+      labelNames: ['limit'],
       registers: [registry],
     }),
   }

@@ -284,7 +284,7 @@ test('dashboard token stored through POST /api/v1/security/token', async (t) => 
   const app = await startTestApp(t)
   const created = await app.request('POST', '/api/v1/security/token', { body: {} })
   assert.equal(created.status, 201, created.text)
-  assert.deepEqual(created.body, { token: created.body.token, source: 'stored' })
+  assert.deepEqual(created.body, { token: created.body.token, source: 'stored', replaced: false })
   const token: string = created.body.token
   const keys = await mintKeys(app, token)
   await runMatrix(t, app, tokenCredentials(token, keys), true, token)

@@ -277,7 +277,7 @@ test('a page of another origin cannot create the token, read the ledger or write
       headers: own,
     },
   )
-  assert.deepEqual(created, { token: created.token, source: 'stored' })
+  assert.deepEqual(created, { token: created.token, source: 'stored', replaced: false })
   const token: string = created.token
   const listed = await expectStatus(service, 'GET', '/api/v1/accounts', 200, undefined, { token })
   assert.deepEqual(

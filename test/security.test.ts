@@ -73,7 +73,7 @@ function assertNoSecretInLogs(app: TestAppHandle, secrets: string[]): void {
 async function bootstrap(app: TestAppHandle): Promise<string> {
   const res = await app.request('POST', '/api/v1/security/token', { body: {} })
   assert.equal(res.status, 201, res.text)
-  assert.deepEqual(res.body, { token: res.body.token, source: 'stored' })
+  assert.deepEqual(res.body, { token: res.body.token, source: 'stored', replaced: false })
   assert.equal(typeof res.body.token, 'string')
   assert.ok(res.body.token.length >= 16)
   return res.body.token
@@ -111,7 +111,20 @@ test('bootstrap: a loopback client creates the first token without auth, then it
   // With the token it rotates: the new one works, the old one no longer does.
   const rotated = await app.request('POST', '/api/v1/security/token', { token, body: {} })
   assert.equal(rotated.status, 201, rotated.text)
-  assert.deepEqual(rotated.body, { token: rotated.body.token, source: 'stored' })
+  assert.deepEqual(rotated.body, {
+    token: rotated.body.token,
+    source: 'stored',
+    replaced: true,
+    notice: rotated.body.notice,
+  })
+  assert.match(rotated.body.notice, /previous dashboard token.*stopped working/)
+  assert.ok(
+    app.logs.some((line) => {
+      const entry = JSON.parse(line) as { level: number; msg: string }
+      return entry.level === 40 && /dashboard token was replaced/.test(entry.msg)
+    }),
+    'the replacement is logged at warn',
+  )
   assert.notEqual(rotated.body.token, token)
   assertProblem(await app.request('GET', '/api/v1/security/api-keys', { token }), 401)
   assert.equal(
@@ -148,7 +161,7 @@ test('bootstrap: a pasted token needs at least 16 characters and no white space'
   assert.equal(pasted.length, 16)
   const res = await app.request('POST', '/api/v1/security/token', { body: { token: pasted } })
   assert.equal(res.status, 201, res.text)
-  assert.deepEqual(res.body, { token: pasted, source: 'stored' })
+  assert.deepEqual(res.body, { token: pasted, source: 'stored', replaced: false })
   assert.equal(
     (await app.request('GET', '/api/v1/security/api-keys', { token: pasted })).status,
     200,

@@ -140,9 +140,10 @@ test('GET /api/v1/config shows the effective configuration with secrets redacted
     allow_unauthenticated: false,
     allowed_hosts: [],
     allowed_origins: [],
+    request_timeout: '30s',
   })
   assert.deepEqual(config.webhooks, { enabled: true, max_attempts: 7, timeout: '10s' })
-  assert.deepEqual(config.log, { level: 'info', format: 'json' })
+  assert.deepEqual(config.log, { level: 'info', format: 'json', access: true })
   if (ENGINE === 'sqlite') {
     assert.deepEqual(config.database, {
       driver: 'sqlite',

@@ -60,13 +60,29 @@ export class DashboardToken {
     const token = pasted ?? generateDashboardToken()
     const hash = sha256Hex(token)
     const now = isoNow(ctx.clock)
+    // Read from the database, not memory: another process may have stored one.
+    const previous = await ctx.db.kysely
+      .selectFrom('stored_tokens')
+      .select('name')
+      .where('name', '=', STORED_TOKEN_NAME)
+      .executeTakeFirst()
     await ctx.db.kysely
       .insertInto('stored_tokens')
       .values({ name: STORED_TOKEN_NAME, token_hash: hash, created_at: now })
       .onConflict((oc) => oc.column('name').doUpdateSet({ token_hash: hash, created_at: now }))
       .execute()
     this.storedHash = hash
-    return { token, source: 'stored' }
+    if (previous === undefined) return { token, source: 'stored', replaced: false }
+    ctx.log.warn(
+      'the stored dashboard token was replaced (POST /api/v1/security/token); the previous token no longer works',
+    )
+    return {
+      token,
+      source: 'stored',
+      replaced: true,
+      notice:
+        'This replaced the previous dashboard token, which stopped working now: update every client, script and browser that used it.',
+    }
   }
 
   /** DELETE /security/token: revokes the stored token. */

@@ -5,7 +5,7 @@ export type Tier = 'open' | 'read' | 'write' | 'admin'
 export type Credential =
   | { kind: 'none' }
   | { kind: 'dashboard' }
-  | { kind: 'api_key'; scope: 'read' | 'read_write' }
+  | { kind: 'api_key'; scope: 'read' | 'read_write'; id?: string }
   | { kind: 'invalid' }
 
 export type Decision =

@@ -2,18 +2,26 @@
 // wraps every route (one onRequest hook; each route names its tier in
 // http/routes.ts, and a route without one is refused, never open).
 import type { FastifyRequest } from 'fastify'
+import { parseDuration } from '../config/index.js'
 import type { ServiceContext } from '../context.js'
-import { Forbidden, Unauthorized, Unavailable } from '../errors.js'
+import { Forbidden, TooManyRequests, Unauthorized, Unavailable } from '../errors.js'
 import { ApiKeyLookup } from './api-keys.js'
 import { DashboardToken } from './dashboard-token.js'
 import { decide, type Credential, type Tier } from './decide.js'
+import { AuthFailureLimiter, clientKey } from './failures.js'
 
 export class Auth {
   readonly dashboard: DashboardToken
   private readonly apiKeys = new ApiKeyLookup()
+  private readonly failures: AuthFailureLimiter
 
   constructor(private readonly ctx: ServiceContext) {
     this.dashboard = new DashboardToken(ctx.config.dashboard.token)
+    this.failures = new AuthFailureLimiter(
+      ctx.config.auth.max_failures,
+      parseDuration(ctx.config.auth.failure_window),
+      () => Date.now(),
+    )
   }
 
   load(): Promise<void> {
@@ -26,7 +34,42 @@ export class Auth {
     if (bearer === null) return { kind: 'invalid' }
     if (this.dashboard.matches(bearer)) return { kind: 'dashboard' }
     const key = await this.apiKeys.find(this.ctx, bearer)
-    return key ? { kind: 'api_key', scope: key.scope } : { kind: 'invalid' }
+    return key ? { kind: 'api_key', scope: key.scope, id: key.id } : { kind: 'invalid' }
+  }
+
+  /**
+   * Refuses a credential from an address over its failure budget (429), and
+   * counts a credential that matched nothing while a token is in force
+   * (docs/security.md, brute force). Without a dashboard token nothing is
+   * guarded by a secret, so nothing is counted.
+   */
+  private async limitedCredentialOf(request: FastifyRequest): Promise<Credential> {
+    const authorization = request.headers.authorization
+    const presented = authorization !== undefined && authorization.trim() !== ''
+    if (presented && this.dashboard.configured) {
+      const wait = this.failures.retryAfter(request.ip)
+      if (wait > 0) {
+        this.ctx.metrics.authRateLimited.inc()
+        throw new TooManyRequests(
+          `too many failed authentications from this address; try again in ${wait} s ` +
+            `(auth.max_failures = ${this.ctx.config.auth.max_failures} per auth.failure_window = ` +
+            `${this.ctx.config.auth.failure_window})`,
+          wait,
+        )
+      }
+    }
+    const credential = await this.credentialOf(authorization)
+    if (credential.kind === 'invalid' && this.dashboard.configured) {
+      this.ctx.metrics.authFailures.inc()
+      const count = this.failures.recordFailure(request.ip)
+      if (count === this.ctx.config.auth.max_failures) {
+        request.log.warn(
+          { client: clientKey(request.ip), failures: count },
+          'failed authentications from one address reached auth.max_failures; refusing its credentials for auth.failure_window',
+        )
+      }
+    }
+    return credential
   }
 
   /** The onRequest check: throws the 401/403/503 of SPEC 5.2, or marks the request. */
@@ -37,7 +80,8 @@ export class Auth {
     // Every route names its tier (http/routes.ts); there is no default to fall to.
     const tier: Tier | undefined = config.tier
     if (tier === undefined) throw new Error(`${request.routeOptions.url} names no tier`)
-    const credential = await this.credentialOf(request.headers.authorization)
+    const credential = await this.limitedCredentialOf(request)
+    request.principal = principalOf(credential, request.ip)
     if (config.bootstrap && !this.dashboard.configured && isLoopback(request.ip)) {
       request.authenticated = false
       return
@@ -50,6 +94,13 @@ export class Auth {
     }
     request.authenticated = decision.authenticated
   }
+}
+
+/** Who a request is, for per-client limits: the credential, else the client address. */
+function principalOf(credential: Credential, ip: string): string {
+  if (credential.kind === 'dashboard') return 'dashboard token'
+  if (credential.kind === 'api_key' && credential.id) return `API key ${credential.id}`
+  return `address ${clientKey(ip)}`
 }
 
 export function parseBearer(header: string | undefined): string | null {

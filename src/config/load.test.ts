@@ -41,6 +41,7 @@ base_url = "https://coffer.example.com/"
 allow_unauthenticated = true
 allowed_hosts = ["coffer.lan"]
 allowed_origins = ["https://Dash.example.com/"]
+request_timeout = "45s"
 
 [database]
 driver = "postgres"
@@ -53,9 +54,15 @@ dir = "/var/lib/coffer"
 [dashboard]
 token = "file-dashboard-token-123"
 
+[auth]
+max_failures = 5
+failure_window = "10m"
+
 [events]
 enabled = false
 retention_days = 30
+max_streams = 20
+max_streams_per_client = 2
 
 [webhooks]
 enabled = false
@@ -125,6 +132,7 @@ url = "https://releases.example/feed.json"
 [log]
 level = "debug"
 format = "json"
+access = false
 `
 
 test('an empty configuration yields every default', () => {
@@ -138,11 +146,13 @@ test('an empty configuration yields every default', () => {
       allow_unauthenticated: false,
       allowed_hosts: [],
       allowed_origins: [],
+      request_timeout: '30s',
     },
     database: { driver: 'sqlite', path: 'data/coffer.db', dsn: null },
     data: { dir: 'data' },
     dashboard: { token: null },
-    events: { enabled: true, retention_days: 0 },
+    auth: { max_failures: 10, failure_window: '1m' },
+    events: { enabled: true, retention_days: 0, max_streams: 100, max_streams_per_client: 10 },
     webhooks: { enabled: true, max_attempts: 5, timeout: '10s' },
     sync: { interval: '6h', lookback_days: 90 },
     aggregator: { access_url: null, setup_token: null },
@@ -173,7 +183,7 @@ test('an empty configuration yields every default', () => {
       queue_size: 256,
     },
     update: { check: false, allow_apply: false, url: null },
-    log: { level: 'info', format: 'text' },
+    log: { level: 'info', format: 'text', access: true },
   })
 })
 
@@ -197,6 +207,7 @@ test('a TOML file sets every section', () => {
     allowed_hosts: ['coffer.lan'],
     // Kept as the browser sends it: scheme://host[:port], lowercased, no slash.
     allowed_origins: ['https://dash.example.com'],
+    request_timeout: '45s',
   })
   assert.deepEqual(config.database, {
     driver: 'postgres',
@@ -205,7 +216,13 @@ test('a TOML file sets every section', () => {
   })
   assert.equal(config.data.dir, '/var/lib/coffer')
   assert.equal(config.dashboard.token, 'file-dashboard-token-123')
-  assert.deepEqual(config.events, { enabled: false, retention_days: 30 })
+  assert.deepEqual(config.auth, { max_failures: 5, failure_window: '10m' })
+  assert.deepEqual(config.events, {
+    enabled: false,
+    retention_days: 30,
+    max_streams: 20,
+    max_streams_per_client: 2,
+  })
   assert.deepEqual(config.webhooks, { enabled: false, max_attempts: 3, timeout: '2s' })
   assert.deepEqual(config.sync, { interval: '1h30m', lookback_days: 0 })
   assert.deepEqual(config.aggregator, {
@@ -287,7 +304,7 @@ test('a TOML file sets every section', () => {
     allow_apply: true,
     url: 'https://releases.example/feed.json',
   })
-  assert.deepEqual(config.log, { level: 'debug', format: 'json' })
+  assert.deepEqual(config.log, { level: 'debug', format: 'json', access: false })
 })
 
 test('the environment beats the file, per kind', () => {

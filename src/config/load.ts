@@ -26,11 +26,18 @@ export interface Config {
     allow_unauthenticated: boolean
     allowed_hosts: string[]
     allowed_origins: string[]
+    request_timeout: string
   }
   database: { driver: DatabaseDriver; path: string; dsn: string | null }
   data: { dir: string }
   dashboard: { token: string | null }
-  events: { enabled: boolean; retention_days: number }
+  auth: { max_failures: number; failure_window: string }
+  events: {
+    enabled: boolean
+    retention_days: number
+    max_streams: number
+    max_streams_per_client: number
+  }
   webhooks: { enabled: boolean; max_attempts: number; timeout: string }
   sync: { interval: string; lookback_days: number }
   aggregator: { access_url: string | null; setup_token: string | null }
@@ -62,7 +69,7 @@ export interface Config {
     queue_size: number
   }
   update: { check: boolean; allow_apply: boolean; url: string | null }
-  log: { level: LogLevel; format: LogFormat }
+  log: { level: LogLevel; format: LogFormat; access: boolean }
 }
 
 /** Where a key's effective value came from (CONTRACT 10 shows it per setting). */

@@ -25,6 +25,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
   { key: 'server.base_url', kind: 'string', default: null, secret: false, title: 'Public base URL (default: http://<server.addr>)' },
   { key: 'server.allow_unauthenticated', kind: 'bool', default: false, secret: false, title: 'Allow binding beyond loopback without a dashboard token' },
   { key: 'server.allowed_hosts', kind: 'string_list', default: [], secret: false, title: 'Extra host names the Host header may carry; IP addresses, localhost and the hosts of server.addr and server.base_url always pass (docs/security.md)' },
+  { key: 'server.request_timeout', kind: 'duration', default: '30s', min: 1000, secret: false, title: 'Longest a client may take to send a whole request (headers within 10s of it); slower is 408 (docs/security.md)' },
   { key: 'server.allowed_origins', kind: 'string_list', default: [], secret: false, title: 'Extra browser origins (scheme://host[:port]) that may send state-changing requests (docs/security.md)' },
 
   { key: 'database.driver', kind: 'enum', enum: ['sqlite', 'postgres'], default: 'sqlite', secret: false, title: 'Database driver' },
@@ -36,8 +37,13 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
 
   { key: 'dashboard.token', kind: 'string', default: null, secret: true, title: 'Dashboard token' },
 
+  { key: 'auth.max_failures', kind: 'int', default: 10, min: 1, secret: false, title: 'Failed authentications from one client address per auth.failure_window; beyond it, requests carrying a credential are 429 (docs/security.md)' },
+  { key: 'auth.failure_window', kind: 'duration', default: '1m', min: 1000, secret: false, title: 'Window in which auth.max_failures is counted, and how long the address then waits' },
+
   { key: 'events.enabled', kind: 'bool', default: true, secret: false, title: 'Record events' },
   { key: 'events.retention_days', kind: 'int', default: 0, min: 0, secret: false, title: 'Event retention in days (0 keeps all)' },
+  { key: 'events.max_streams', kind: 'int', default: 100, min: 1, secret: false, title: 'Open event streams (SSE) in all; one more is 429 (docs/security.md)' },
+  { key: 'events.max_streams_per_client', kind: 'int', default: 10, min: 1, secret: false, title: 'Open event streams per credential (API key, dashboard token, or client address without one); one more is 429' },
 
   { key: 'webhooks.enabled', kind: 'bool', default: true, secret: false, title: 'Deliver webhooks' },
   { key: 'webhooks.max_attempts', kind: 'int', default: 5, min: 1, secret: false, title: 'Webhook delivery attempts' },
@@ -79,6 +85,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
 
   { key: 'log.level', kind: 'enum', enum: ['trace', 'debug', 'info', 'warn', 'error'], default: 'info', secret: false, title: 'Log level' },
   { key: 'log.format', kind: 'enum', enum: ['text', 'json'], default: 'text', secret: false, title: 'Log format' },
+  { key: 'log.access', kind: 'bool', default: true, secret: false, title: 'One info line per HTTP request (method, path without query values, status, duration, request id)' },
 ]
 
 const BY_KEY = new Map(CONFIG_KEYS.map((spec) => [spec.key, spec]))

@@ -9,6 +9,7 @@ const server = {
   allow_unauthenticated: true,
   allowed_hosts: ['NAS.local:9000'],
   allowed_origins: ['https://dash.example.com'],
+  request_timeout: '30s',
 }
 const policy = originPolicy(server)
 

@@ -6,6 +6,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES } from 'node:http'
 import { isDatabaseUnavailable } from '../db/faults.js'
 import { ServiceError, type FieldError } from '../errors.js'
+import { requestFields } from './access-log.js'
 import { UnusableJsonError } from './json-body.js'
 
 export interface ProblemBody {
@@ -78,8 +79,15 @@ function validationErrors(issues: readonly AjvIssue[], context: string | undefin
   return [...seen.values()]
 }
 
-/** `request` only supplies the logger for unexpected errors (MCP passes the service log). */
-export function toProblem(error: unknown, request: Pick<FastifyRequest, 'log'>): ProblemBody {
+/**
+ * `request` supplies the logger for unexpected errors (MCP passes the service
+ * log) and, when it is an HTTP request, the method, path and route pattern that
+ * the error line carries beside the request id and the stack.
+ */
+export function toProblem(
+  error: unknown,
+  request: Pick<FastifyRequest, 'log'> | FastifyRequest,
+): ProblemBody {
   if (error instanceof ServiceError) return problem(error.status, error.message, error.errors)
   const fe = error as FastifyError & { validation?: AjvIssue[]; validationContext?: string }
   if (fe.validation) {
@@ -101,6 +109,12 @@ export function toProblem(error: unknown, request: Pick<FastifyRequest, 'log'>):
       return problem(400, 'the request body is empty; send a JSON object')
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return problem(400, 'the Content-Length header does not match the body')
+    case 'FST_ERR_HANDLER_TIMEOUT': {
+      // A read that ran past its bound (server.ts GET_HANDLER_TIMEOUT_MS).
+      const where = 'method' in request ? requestFields(request) : {}
+      request.log.warn({ ...where }, 'request timed out')
+      return problem(503, 'the request took too long to answer; try again, or narrow it')
+    }
     default:
       break
   }
@@ -115,10 +129,11 @@ export function toProblem(error: unknown, request: Pick<FastifyRequest, 'log'>):
   }
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500
   if (status >= 400 && status < 500) return problem(status, fe.message || 'bad request')
+  const where = 'method' in request ? requestFields(request) : {}
   if (isDatabaseUnavailable(error)) {
-    request.log.warn({ err: error }, 'request failed: the database is unavailable')
+    request.log.warn({ ...where, err: error }, 'request failed: the database is unavailable')
     return problem(503, DATABASE_UNAVAILABLE_DETAIL)
   }
-  request.log.error({ err: error }, 'request failed')
+  request.log.error({ ...where, err: error }, 'request failed')
   return problem(500, 'internal error; see the service log')
 }

@@ -7,7 +7,9 @@ import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
 import type { Auth } from '../auth/index.js'
 import type { ServiceContext } from '../context.js'
 import type { SyncService } from '../sync/index.js'
-import { Invalid } from '../errors.js'
+import { parseDuration } from '../config/index.js'
+import { Invalid, TooManyRequests } from '../errors.js'
+import { accessLog } from './access-log.js'
 import { bodyText } from './body-text.js'
 import { checkUrlLength, clientErrorHandler, HEADER_MAX_BYTES } from './client-errors.js'
 import { JsonBodyError, parseJsonBody } from './json-body.js'
@@ -16,11 +18,25 @@ import { originGuard } from './origin-guard.js'
 import { problem, sendProblem, toProblem } from './problem.js'
 import type { Route, RouteDeps } from './route.js'
 import { ROUTES } from './routes.js'
+import { securityHeaders } from './security-headers.js'
 import { SseStreams } from './sse.js'
 import type { App } from './types.js'
 import { validatorCompiler } from './validation.js'
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
+/** Longest a client may take to send its headers (bounded by server.request_timeout). */
+export const HEADERS_TIMEOUT_MS = 10_000
+/** Idle time allowed between requests on a kept-alive connection. */
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000
+/** How often Node checks requests against those timeouts. */
+export const TIMEOUT_CHECK_INTERVAL_MS = 1_000
+/**
+ * Longest a GET may take to answer (503 problem after). Reads only: a write that
+ * is slow is waiting for the database and its answer says whether it committed,
+ * so cutting it would leave the client guessing. Streams (SSE) hijack the reply
+ * and are not bound.
+ */
+export const GET_HANDLER_TIMEOUT_MS = 30_000
 
 export interface HttpServer {
   app: App
@@ -36,6 +52,11 @@ function isEmptyObject(value: unknown): boolean {
   )
 }
 
+function isRead(method: Route['method']): boolean {
+  const methods = Array.isArray(method) ? method : [method]
+  return methods.every((m) => m === 'GET' || m === 'HEAD')
+}
+
 export interface HttpDeps {
   ctx: ServiceContext
   auth: Auth
@@ -49,17 +70,27 @@ export async function buildHttpServer(
 ): Promise<HttpServer> {
   // Widened so that the instance type matches App (FastifyBaseLogger).
   const logger: FastifyBaseLogger = ctx.log
+  // Slowloris defence (docs/security.md): the whole request (headers and body)
+  // must arrive within server.request_timeout, the headers within 10 s of it;
+  // Node answers 408 (client-errors.ts). A response, an SSE stream included,
+  // is not bound by these: they time the request only.
+  const requestTimeout = parseDuration(ctx.config.server.request_timeout)
   const app = Fastify({
     loggerInstance: logger,
-    // Per-request lines would drown the log; metrics count requests instead.
+    // Fastify's own two lines per request are off; accessLog below writes one
+    // (log.access), with the query's values dropped.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
-    // Generous enough for SSE; requests themselves are short.
-    keepAliveTimeout: 10_000,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    requestTimeout,
     routerOptions: { maxParamLength: 1024 },
     // URL and header limits answered as problem details (client-errors.ts).
-    http: { maxHeaderSize: HEADER_MAX_BYTES },
+    http: {
+      maxHeaderSize: HEADER_MAX_BYTES,
+      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, requestTimeout),
+      connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_INTERVAL_MS, requestTimeout),
+    },
     clientErrorHandler,
     // Malformed URLs (bad percent-encoding, an over-long path segment) are
     // answered by the router itself; keep them problem details too (CONTRACT 3).
@@ -80,6 +111,7 @@ export async function buildHttpServer(
 
   app.setValidatorCompiler(validatorCompiler)
   app.decorateRequest('authenticated', false)
+  app.decorateRequest('principal', '')
 
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
@@ -93,11 +125,18 @@ export async function buildHttpServer(
     }
   })
 
-  app.setErrorHandler((error, request, reply) => sendProblem(reply, toProblem(error, request)))
+  app.setErrorHandler((error, request, reply) => {
+    if (error instanceof TooManyRequests && error.retryAfterSeconds !== undefined) {
+      void reply.header('retry-after', String(error.retryAfterSeconds))
+    }
+    return sendProblem(reply, toProblem(error, request))
+  })
   app.setNotFoundHandler((request, reply) =>
     sendProblem(reply, problem(404, `no route for ${request.method} ${request.url.split('?')[0]}`)),
   )
 
+  // First, so that every answer carries them, refusals included (docs/security.md).
+  app.addHook('onRequest', securityHeaders)
   app.addHook('onRequest', checkUrlLength)
   // Host and Origin next (docs/security.md): a refused request never reaches auth.
   app.addHook('onRequest', originGuard(ctx.config.server))
@@ -139,6 +178,7 @@ export async function buildHttpServer(
     ctx.metrics.httpRequests.inc({ ...labels, status: String(reply.statusCode) })
     ctx.metrics.httpDuration.observe(labels, reply.elapsedTime / 1000)
   })
+  if (ctx.config.log.access) app.addHook('onResponse', accessLog)
 
   await app.register(swagger, {
     openapi: {
@@ -151,7 +191,10 @@ export async function buildHttpServer(
     },
   })
 
-  const sse = new SseStreams()
+  const sse = new SseStreams(
+    { total: ctx.config.events.max_streams, perClient: ctx.config.events.max_streams_per_client },
+    ctx.metrics,
+  )
   const deps: RouteDeps = { ctx, sync, auth, sse }
   for (const { method, url, tier, schema, handler, options } of [...ROUTES, ...mounted]) {
     // The auth hook reads the tier; a route without one would be refused here.
@@ -161,6 +204,7 @@ export async function buildHttpServer(
       url,
       config: { tier, ...(options.bootstrap ? { bootstrap: true } : {}) },
       schema,
+      ...(isRead(method) ? { handlerTimeout: GET_HANDLER_TIMEOUT_MS } : {}),
       ...(options.preValidation ? { preValidation: options.preValidation } : {}),
       handler: (request, reply) => handler(deps, request, reply),
     })

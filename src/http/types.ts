@@ -26,8 +26,12 @@ declare module 'fastify' {
     tier?: Tier
     /** POST /security/token may create the first token without one (CONTRACT 3b). */
     bootstrap?: boolean
+    /** Content-Security-Policy of this route's answers; API_CSP when unset (security-headers.ts). */
+    csp?: string
   }
   interface FastifyRequest {
     authenticated: boolean
+    /** Who the request is for per-client limits (auth/index.ts): a credential or an address. */
+    principal: string
   }
 }

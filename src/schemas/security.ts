@@ -42,7 +42,17 @@ export const TokenBody = Type.Object(
   { additionalProperties: false, description: '`{}` generates a token; `{token}` pastes one.' },
 )
 
-export const StoredToken = Type.Object({ token: Type.String(), source: Type.Literal('stored') })
+export const StoredToken = Type.Object({
+  token: Type.String({ description: 'The new dashboard token; shown only in this answer.' }),
+  source: Type.Literal('stored'),
+  replaced: Type.Boolean({
+    description:
+      'True when a stored token existed before this call: it stopped working at once, so every client that used it needs the new one.',
+  }),
+  notice: Type.Optional(
+    Type.String({ description: 'A sentence for a person, present when `replaced` is true.' }),
+  ),
+})
 export type StoredToken = Static<typeof StoredToken>
 
 const tags = ['security']
@@ -52,7 +62,8 @@ export const SecurityRoutes = {
     tags,
     summary: 'Generate (or paste) the stored dashboard token',
     description:
-      'Without a token configured anywhere, a loopback client may call this without authentication to create the first one.',
+      'Without a token configured anywhere, a loopback client may call this without authentication to create the first one. ' +
+      'With a stored token, this replaces it: the previous token stops working at once, and the answer says so (`replaced`, `notice`).',
     body: TokenBody,
     response: { 201: StoredToken, ...ErrorResponses },
   },

@@ -110,6 +110,9 @@ export async function startTestApp(
     SERVICE_LOG_LEVEL: 'info',
     SERVICE_LOG_FORMAT: 'json',
     SERVICE_SYNC_INTERVAL: '0',
+    // Tests send wrong credentials on purpose, many from one address; the
+    // brute-force limit itself is tested with its own value (test/abuse.test.ts).
+    SERVICE_AUTH_MAX_FAILURES: '100000',
     ...(schema
       ? { SERVICE_DATABASE_DRIVER: 'postgres', SERVICE_DATABASE_DSN: dsnWithSchema(schema) }
       : {}),
