@@ -471,6 +471,8 @@ test(`full scenario: no secret in any response, log line, event, delivery, data 
       : { driver: 'sqlite', path: dbPath },
     data: { dir: dataDir },
     ...(token ? { dashboard: { token } } : {}),
+    // The scenario sends wrong credentials on purpose, more than the default 10 a minute.
+    auth: { max_failures: 100_000 },
     log: { level: 'debug', format },
     sync: { interval: '0', lookback_days: 30 },
     webhooks: { max_attempts: 2, timeout: '2s' },

@@ -34,6 +34,8 @@ const CROSS_KEY = new Set([
 ])
 const SIMPLE_KEYS = CONFIG_KEYS.filter((spec) => !CROSS_KEY.has(spec.key))
 
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const
+
 const text = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 })
 
 /** A valid value of a key as TOML carries it, and the value loading gives. */
@@ -55,16 +57,20 @@ function validValue(
       // Blank is not empty: only "" means unset.
       return text.map((s) => ({ toml: s, loaded: s, env: s }))
     case 'duration':
-      return fc
-        .tuple(
-          fc.integer({ min: 1, max: 10_000 }),
-          fc.constantFrom('ms', 's', 'm', 'h'),
-          fc.option(fc.integer({ min: 1, max: 59 })),
-        )
-        .map(([n, unit, extra]) => {
-          const d = `${n}${unit}${extra === null ? '' : `${extra}ms`}`
-          return { toml: d, loaded: d, env: d }
-        })
+      return (
+        fc
+          .tuple(
+            fc.integer({ min: 1, max: 10_000 }),
+            fc.constantFrom('ms', 's', 'm', 'h'),
+            fc.option(fc.integer({ min: 1, max: 59 })),
+          )
+          // At least the key's minimum (e.g. server.request_timeout takes 1s or more).
+          .filter(([n, unit, extra]) => n * UNIT_MS[unit] + (extra ?? 0) >= (spec.min ?? 0))
+          .map(([n, unit, extra]) => {
+            const d = `${n}${unit}${extra === null ? '' : `${extra}ms`}`
+            return { toml: d, loaded: d, env: d }
+          })
+      )
     case 'enum':
       return fc.constantFrom(...(spec.enum ?? [])).map((v) => ({ toml: v, loaded: v, env: v }))
     case 'string_list':
