@@ -44,8 +44,11 @@ export interface KeysetPage extends Page {
   scope: unknown
 }
 
-/** The longest cursor accepted (an id is at most 512 characters; the rest is small). */
-export const CURSOR_MAX_CHARS = 2048
+/**
+ * The longest cursor accepted: room for a long synced id in any script (its JSON
+ * and base64url grow it), well inside the 16 KiB URL limit.
+ */
+export const CURSOR_MAX_CHARS = 8192
 
 const CURSOR_VERSION = 1
 const BASE64URL = /^[A-Za-z0-9_-]+$/
