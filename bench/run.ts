@@ -4,6 +4,7 @@ import { benchCsvImport } from './csv-import.js'
 import { benchEthereumSync } from './ethereum-sync.js'
 import { benchEventLatency } from './event-latency.js'
 import { benchLedgerWrite } from './ledger-write.js'
+import { benchList } from './list.js'
 import { benchRulesRun } from './rules-run.js'
 import { benchSearch } from './search.js'
 import { benchWebhooks } from './webhooks.js'
@@ -16,6 +17,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'event-latency': benchEventLatency,
   'rules-run': benchRulesRun,
   search: benchSearch,
+  list: benchList,
 }
 
 const wanted = process.argv.slice(2)

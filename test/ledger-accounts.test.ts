@@ -313,6 +313,7 @@ test('DELETE /accounts/{id} deletes its transactions first, each with an event',
     total: 1,
     limit: 100,
     offset: 0,
+    next_cursor: null,
   })
   assert.deepEqual(
     await expectStatus(app, 'GET', `/api/v1/transactions/${survivor.id}/relationships`, 200),

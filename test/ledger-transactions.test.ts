@@ -184,6 +184,7 @@ test('POST /transactions rejects bad amounts, dates and accounts and writes noth
     total: 0,
     limit: 100,
     offset: 0,
+    next_cursor: null,
   })
   // The boundaries themselves are accepted: 64 characters, and 29 February of a leap year.
   const long = await createTransaction(app, { ...ok, amount: '9'.repeat(64) })
@@ -694,7 +695,13 @@ test('GET /transactions: newest first, default limit 100, clamp 1000, paging wit
   }
   assert.deepEqual(seen, expected)
   const beyond = await expectStatus(app, 'GET', '/api/v1/transactions?offset=2000', 200)
-  assert.deepEqual(beyond, { transactions: [], total: 1005, limit: 100, offset: 2000 })
+  assert.deepEqual(beyond, {
+    transactions: [],
+    total: 1005,
+    limit: 100,
+    offset: 2000,
+    next_cursor: null,
+  })
 
   for (const query of ['limit=-1', 'limit=abc', 'limit=2.5', 'offset=-5', 'offset=ten']) {
     const res = await expectProblem(app, 'GET', `/api/v1/transactions?${query}`, 400)
@@ -810,5 +817,6 @@ test('GET /transactions: label_key and label_value filters; account transactions
     total: 1,
     limit: 1,
     offset: 0,
+    next_cursor: null,
   })
 })

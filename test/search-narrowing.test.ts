@@ -28,6 +28,19 @@ import { loadSubjects } from '../src/search/subjects.js'
 import { indexAllQueuedDocuments } from '../src/search/indexer.js'
 import { ENGINE, startTestApp } from './helpers/app.js'
 
+/** Every match of `q`, newest first, walked page by page with next_cursor. */
+async function walkByCursor(ctx: ServiceContext, q: string, limit: number): Promise<string[]> {
+  const ids: string[] = []
+  let cursor: string | undefined
+  for (let pages = 0; pages < 1000; pages++) {
+    const page = await searchTransactions(ctx, { q, limit, ...(cursor ? { cursor } : {}) })
+    ids.push(...page.transactions.map((tx) => tx.id))
+    if (page.next_cursor === null) return ids
+    cursor = page.next_cursor
+  }
+  throw new Error(`cursor walk of ${q} did not end`)
+}
+
 // mulberry32: a small seeded generator, so a failure can be replayed.
 function random(seed: number): () => number {
   return () => {
@@ -341,6 +354,7 @@ test('narrowed search returns exactly what the matcher returns over every row', 
       streamed.push(...page.map((tx) => tx.id))
     }
     assert.deepEqual(streamed, expected, `stream: ${q}`)
+    if (i % 4 === 0) assert.deepEqual(await walkByCursor(ctx, q, 9), expected, `cursor: ${q}`)
   }
   // Once more with the plan switches at their other side.
   searchTuning.largeCandidateSet = 3
@@ -366,6 +380,9 @@ test('narrowed search returns exactly what the matcher returns over every row', 
       `page: ${q}`,
     )
     assert.equal(page.total, expected.length)
+    if (i % 3 === 0) {
+      assert.deepEqual(await walkByCursor(ctx, q, 7), expected, `cursor (tuned): ${q}`)
+    }
   }
   // The generator must produce selective queries, or the test proves little.
   assert.ok(nonEmpty > 100, `only ${nonEmpty} selective queries`)

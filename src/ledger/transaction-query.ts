@@ -1,6 +1,7 @@
 // The filters of GET /transactions (SPEC 4.2) as SQL: one `where` per filter,
 // newest first by (date, id) so that pages never overlap.
-import type { DbExecutor } from '../db/schema.js'
+import type { SelectQueryBuilder } from 'kysely'
+import type { Database, DbExecutor } from '../db/schema.js'
 import { Invalid } from '../errors.js'
 import { parseInstant } from './time.js'
 
@@ -68,4 +69,28 @@ export function filteredTransactions(db: DbExecutor, filter: TransactionFilter) 
     throw Invalid.field('label_value', 'needs label_key')
   }
   return query
+}
+
+/** The rows after `last` in newest-first order (date, id descending): the next keyset page. */
+export function olderThan<O>(
+  query: SelectQueryBuilder<Database, 'transactions', O>,
+  last: { date: string; id: string },
+): SelectQueryBuilder<Database, 'transactions', O> {
+  const { date, id } = last
+  // Written so that the (date, id) index serves it as a range.
+  return query
+    .where('date', '<=', date)
+    .where((eb) => eb.or([eb('date', '<', date), eb('id', '<', id)]))
+}
+
+/** What a keyset cursor of a transaction list is bound to: the list and its filters. */
+export function transactionListScope(kind: string, filter: TransactionFilter): unknown {
+  return [
+    kind,
+    filter.account_id ?? null,
+    filter.label_key ?? null,
+    filter.label_value ?? null,
+    filter.since ?? null,
+    filter.until ?? null,
+  ]
 }

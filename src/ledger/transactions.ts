@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto'
 import type { ServiceContext } from '../context.js'
 import type { DbExecutor } from '../db/schema.js'
 import { Conflict, Invalid, NotFound } from '../errors.js'
-import { resolvePage, type PageInput } from '../page.js'
+import { keysetPageOf, resolveKeysetPage, type KeysetPage, type KeysetPageInput } from '../page.js'
 import { findAccountRow } from './accounts.js'
 import { requireAmount, requireDate, requireText, TEXT_FIELD_MAX } from './fields.js'
 import { appendVersions, diffCore } from './history.js'
@@ -14,35 +14,83 @@ import { findTransaction, findTransactionRow, toTransactionsJson } from './snaps
 import type { TransactionRow } from './tables.js'
 import { deleteTransactionsInUnit } from './transaction-delete.js'
 import { insertTransactionsInUnit } from './transaction-insert.js'
-import { filteredTransactions, type TransactionFilter } from './transaction-query.js'
+import {
+  filteredTransactions,
+  olderThan,
+  transactionListScope,
+  type TransactionFilter,
+} from './transaction-query.js'
 
-export interface TransactionListInput extends PageInput, TransactionFilter {}
+export interface TransactionListInput extends KeysetPageInput, TransactionFilter {}
 
-export async function listTransactions(
-  ctx: ServiceContext,
-  input: TransactionListInput,
-): Promise<{ transactions: TransactionJson[]; total: number; limit: number; offset: number }> {
-  const { limit, offset } = resolvePage(input)
-  const db = ctx.db.kysely
-  const query = filteredTransactions(db, input)
+export interface TransactionList {
+  transactions: TransactionJson[]
+  total: number
+  limit: number
+  /** The offset used; 0 when the page follows a cursor. */
+  offset: number
+  /** The cursor of the next page; null on the last page (and with limit 0). */
+  next_cursor: string | null
+}
+
+/** One page of a transaction list, newest first, by cursor or offset (`total` apart). */
+export async function transactionPage(
+  db: DbExecutor,
+  filter: TransactionFilter,
+  page: KeysetPage,
+): Promise<{ rows: TransactionRow[]; next_cursor: string | null }> {
+  let query = filteredTransactions(db, filter)
+  if (page.after) query = olderThan(query, page.after)
   const rows = await query
     .selectAll()
     .orderBy('date', 'desc')
     .orderBy('id', 'desc')
-    .limit(limit)
-    .offset(offset)
+    .limit(page.limit + 1)
+    .offset(page.offset)
     .execute()
-  const count = await query
+  return keysetPageOf(rows, page)
+}
+
+/** How many transactions the filter selects (every page's `total`). */
+export async function countTransactions(
+  db: DbExecutor,
+  filter: TransactionFilter,
+): Promise<number> {
+  const count = await filteredTransactions(db, filter)
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow()
-  return { transactions: await toTransactionsJson(db, rows), total: Number(count.n), limit, offset }
+  return Number(count.n)
+}
+
+export async function listTransactions(
+  ctx: ServiceContext,
+  input: TransactionListInput,
+): Promise<TransactionList> {
+  const filter: TransactionFilter = {
+    account_id: input.account_id,
+    label_key: input.label_key,
+    label_value: input.label_value,
+    since: input.since,
+    until: input.until,
+  }
+  const page = resolveKeysetPage(input, transactionListScope('transactions', filter))
+  const db = ctx.db.kysely
+  const { rows, next_cursor } = await transactionPage(db, filter, page)
+  const total = await countTransactions(db, filter)
+  return {
+    transactions: await toTransactionsJson(db, rows),
+    total,
+    limit: page.limit,
+    offset: page.offset,
+    next_cursor,
+  }
 }
 
 export async function listAccountTransactions(
   ctx: ServiceContext,
   accountId: string,
   input: TransactionListInput,
-): Promise<{ transactions: TransactionJson[]; total: number; limit: number; offset: number }> {
+): Promise<TransactionList> {
   if (!(await findAccountRow(ctx.db.kysely, accountId))) {
     throw new NotFound(`account ${accountId} not found`)
   }

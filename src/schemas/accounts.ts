@@ -11,7 +11,7 @@ import {
   NullableString,
   PageQuery,
 } from './common.js'
-import { Transaction, TransactionListQuery } from './transactions.js'
+import { TransactionList, TransactionListQuery } from './transactions.js'
 
 export const Organization = Type.Object({
   id: Type.String(),
@@ -82,7 +82,7 @@ export const AccountRoutes = {
     summary: "List an account's transactions",
     params: IdParams,
     querystring: TransactionListQuery,
-    response: { 200: ListOf('transactions', Transaction), ...ErrorResponses },
+    response: { 200: TransactionList, ...ErrorResponses },
   },
   create: {
     tags,

@@ -4,6 +4,7 @@
 // and service types are derived with Static<>. Request bodies are strict
 // (additionalProperties: false, no coercion); query and path values are coerced.
 import Type, { type TSchema } from 'typebox'
+import { CURSOR_MAX_CHARS } from '../page.js'
 import { DECIMAL_INPUT_MAX_CHARS, DECIMAL_INPUT_PATTERN } from './limits.js'
 
 export const Id = Type.String({
@@ -86,6 +87,23 @@ export const PageQuery = {
   ),
 }
 
+/** The keyset paging of the lists a person scrolls (transactions, search): src/page.ts. */
+export const CursorQuery = {
+  cursor: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: CURSOR_MAX_CHARS,
+      description:
+        'Continue after the last row of a page: the next_cursor it answered (opaque). Instead of offset; bound to the same list, filters and query.',
+    }),
+  ),
+}
+
+/** The cursor of the next page; null on the last page. */
+export const NextCursor = Type.Union([Type.String(), Type.Null()], {
+  description: 'Pass as cursor for the next page; null on the last page (and when limit is 0).',
+})
+
 export const IdParams = Type.Object({ id: Id })
 
 export const Problem = Type.Object(
@@ -113,6 +131,12 @@ export function ListOf<K extends string, T extends TSchema>(plural: K, item: T) 
     limit: ReturnType<typeof Type.Integer>
     offset: ReturnType<typeof Type.Integer>
   })
+}
+
+/** A keyset list response: a list response plus `next_cursor`. */
+export function CursorListOf<K extends string, T extends TSchema>(plural: K, item: T) {
+  const list = ListOf(plural, item)
+  return Type.Object({ ...list.properties, next_cursor: NextCursor })
 }
 
 /** The error responses every route may give, merged into each route's `response`. */

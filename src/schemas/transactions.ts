@@ -4,6 +4,8 @@
 import Type, { type Static } from 'typebox'
 import {
   AnyJson,
+  CursorListOf,
+  CursorQuery,
   DateInput,
   Decimal,
   DecimalText,
@@ -11,8 +13,8 @@ import {
   Id,
   IdParams,
   JsonObject,
-  ListOf,
   NoContent,
+  NextCursor,
   NullableString,
   PageQuery,
   StringMap,
@@ -47,7 +49,11 @@ export const TransactionListQuery = Type.Object({
     }),
   ),
   ...PageQuery,
+  ...CursorQuery,
 })
+
+/** A page of transactions: `{transactions, total, limit, offset, next_cursor}`. */
+export const TransactionList = CursorListOf('transactions', Transaction)
 
 const TransactionText = Type.Optional(Type.Union([Type.String(), Type.Null()]))
 
@@ -167,6 +173,7 @@ export const SearchResult = Type.Object({
   query: Type.String(),
   total: Type.Integer(),
   transactions: Type.Array(Transaction),
+  next_cursor: NextCursor,
 })
 
 export const LabelKeyParams = Type.Object({ key: Type.String({ minLength: 1 }) })
@@ -181,7 +188,7 @@ export const TransactionRoutes = {
     tags: transactions,
     summary: 'List transactions, newest first',
     querystring: TransactionListQuery,
-    response: { 200: ListOf('transactions', Transaction), ...ErrorResponses },
+    response: { 200: TransactionList, ...ErrorResponses },
   },
   search: {
     tags: transactions,

@@ -3,8 +3,12 @@ import type { ServiceContext } from '../context.js'
 import type { TransactionJson } from '../ledger/json.js'
 import { toTransactionsJson } from '../ledger/snapshots.js'
 import type { TransactionRow } from '../ledger/tables.js'
-import type { TransactionFilter } from '../ledger/transaction-query.js'
-import { resolvePage, type PageInput } from '../page.js'
+import {
+  olderThan,
+  transactionListScope,
+  type TransactionFilter,
+} from '../ledger/transaction-query.js'
+import { keysetPageOf, resolveKeysetPage, type KeysetPageInput } from '../page.js'
 import { matches } from './match.js'
 import { parseQueryText } from './parse.js'
 import {
@@ -16,7 +20,7 @@ import {
 } from './stream.js'
 import { loadSubjects } from './subjects.js'
 
-export interface SearchInput extends PageInput, Omit<TransactionFilter, 'account_id'> {
+export interface SearchInput extends KeysetPageInput, Omit<TransactionFilter, 'account_id'> {
   q?: string | undefined
 }
 
@@ -24,6 +28,8 @@ export interface SearchResult {
   query: string
   total: number
   transactions: TransactionJson[]
+  /** The cursor of the next page; null on the last page (and with limit 0). */
+  next_cursor: string | null
 }
 
 export async function searchTransactions(
@@ -32,13 +38,15 @@ export async function searchTransactions(
 ): Promise<SearchResult> {
   const text = input.q ?? ''
   const query = parseQueryText(text)
-  const { limit, offset } = resolvePage(input)
   const filter: TransactionFilter = {
     label_key: input.label_key,
     label_value: input.label_value,
     since: input.since,
     until: input.until,
   }
+  // A cursor is bound to the query text as well as to the filters.
+  const page = resolveKeysetPage(input, [transactionListScope('search', filter), text])
+  const { limit, offset } = page
   const db = ctx.db.kysely
   const narrowing = narrowingFor(db, query)
 
@@ -51,32 +59,49 @@ export async function searchTransactions(
       matched > searchTuning.dateOrderThreshold
         ? narrowingFor(db, query, { dateOrder: true })
         : narrowing
-    const rows = await candidateQuery(db, paging, filter)
+    let candidates = candidateQuery(db, paging, filter)
+    if (page.after) candidates = olderThan(candidates, page.after)
+    const fetched = await candidates
       .selectAll('transactions')
       .orderBy('date', 'desc')
       .orderBy('id', 'desc')
-      .limit(limit)
+      .limit(limit + 1)
       .offset(offset)
       .execute()
+    const { rows, next_cursor } = keysetPageOf(fetched, page)
     const subjects = await loadSubjects(db, rows)
     if (subjects.every((s) => matches(query, s))) {
       return {
         query: text,
         total: matched,
         transactions: subjects.map((s) => s.transaction),
+        next_cursor,
       }
     }
     ctx.log.error({ query: text }, 'search: exact pre-filter disagreed with the matcher')
   }
 
-  // Count every match; load in full only the rows of the page.
+  // Count every match; load in full only the rows of the page (and one more, to
+  // know whether a next page exists). With a cursor the page streams from its row
+  // on, and the count is a stream of its own.
   let total = 0
   const pageRows: TransactionRow[] = []
-  for await (const rows of matchingRows(db, query, filter)) {
-    for (const row of rows) {
-      if (total >= offset && pageRows.length < limit) pageRows.push(row)
-      total++
+  if (page.after) {
+    pages: for await (const rows of matchingRows(db, query, filter, undefined, page.after)) {
+      for (const row of rows) {
+        pageRows.push(row)
+        if (pageRows.length > limit) break pages
+      }
+    }
+    for await (const rows of matchingRows(db, query, filter)) total += rows.length
+  } else {
+    for await (const rows of matchingRows(db, query, filter)) {
+      for (const row of rows) {
+        if (total >= offset && pageRows.length <= limit) pageRows.push(row)
+        total++
+      }
     }
   }
-  return { query: text, total, transactions: await toTransactionsJson(db, pageRows) }
+  const { rows, next_cursor } = keysetPageOf(pageRows, page)
+  return { query: text, total, transactions: await toTransactionsJson(db, rows), next_cursor }
 }

@@ -1,14 +1,18 @@
 // Candidates stream from the database newest first, in keyset pages (date, id
 // descending; index transactions_date), narrowed by the compiled pre-filter; the
 // matcher decides each one. Memory holds one page, never the ledger.
-import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely'
+import { sql, type SqlBool } from 'kysely'
 import { chunksOf } from '../db/bulk.js'
 import { needsPlannerHints } from '../db/dialect.js'
-import type { Database, DbExecutor } from '../db/schema.js'
+import type { DbExecutor } from '../db/schema.js'
 import type { TransactionJson } from '../ledger/json.js'
 import { toTransactionsJson } from '../ledger/snapshots.js'
 import type { TransactionRow } from '../ledger/tables.js'
-import { filteredTransactions, type TransactionFilter } from '../ledger/transaction-query.js'
+import {
+  filteredTransactions,
+  olderThan,
+  type TransactionFilter,
+} from '../ledger/transaction-query.js'
 import type { QueryNode } from './ast.js'
 import { matches } from './match.js'
 import { Narrower, type NarrowOptions, type Narrowing } from './narrow.js'
@@ -52,17 +56,8 @@ export function candidateQuery(db: DbExecutor, narrowing: Narrowing, filter: Tra
   return narrowing.where ? query.where(narrowing.where) : query
 }
 
-/** The rows after `last` in newest-first order (date, id descending): the next keyset page. */
-export function olderThan<O>(
-  query: SelectQueryBuilder<Database, 'transactions', O>,
-  last: { date: string; id: string },
-): SelectQueryBuilder<Database, 'transactions', O> {
-  const { date, id } = last
-  // Written so that the (date, id) index serves it as a range.
-  return query
-    .where('date', '<=', date)
-    .where((eb) => eb.or([eb('date', '<', date), eb('id', '<', id)]))
-}
+// The keyset step lives with the list filters (ledger/), which page by it too.
+export { olderThan }
 
 /**
  * A bounded candidate set, to be read whole and sorted. On SQLite the set is
@@ -91,13 +86,15 @@ export async function* matchingPages(
 
 /**
  * Pages of matching rows. Each candidate is matched against a subject loaded
- * with only what the query reads, so `amount:<0` never loads a label.
+ * with only what the query reads, so `amount:<0` never loads a label. With
+ * `after` (a keyset cursor's row), the stream begins just after that row.
  */
 export async function* matchingRows(
   db: DbExecutor,
   query: QueryNode,
   filter: TransactionFilter,
   pageSize = DEFAULT_PAGE_SIZE,
+  after?: { date: string; id: string },
 ): AsyncIterable<TransactionRow[]> {
   let narrowing = narrowingFor(db, query)
   // Rows per database round trip: a bounded candidate set comes in one query
@@ -114,7 +111,7 @@ export async function* matchingRows(
     }
   }
   const needs = subjectNeeds(query)
-  let last: TransactionRow | undefined
+  let last: { date: string; id: string } | undefined = after
   for (;;) {
     let page = bounded
       ? boundedCandidates(db, narrowing, filter)

@@ -1,0 +1,150 @@
+// Benchmark (issue 16): keyset paging. GET /transactions (and an account's list,
+// and search) at the first page and at the last rows of a generated ledger of
+// COFFER_BENCH_LIST_ROWS transactions (default 100,000; 1,000,000 for the issue's
+// figure), by cursor and by offset; p50 and p95 of the default page (100 rows).
+// Each figure is printed against the first page of the same list in the same run.
+// "page" times the page alone (the rows and their labels and extensions); "list"
+// the whole answer, which also counts the exact `total` as before.
+// Target (SQLite): p50 at the millionth row by cursor under 20 ms (page).
+import { encodeCursor, resolveKeysetPage, type KeysetPage } from '../src/page.js'
+import { toTransactionsJson } from '../src/ledger/snapshots.js'
+import {
+  filteredTransactions,
+  transactionListScope,
+  type TransactionFilter,
+} from '../src/ledger/transaction-query.js'
+import { listTransactions, transactionPage } from '../src/ledger/transactions.js'
+import { searchTransactions } from '../src/search/index.js'
+import type { ServiceContext } from '../src/context.js'
+import { ACCOUNTS, generateLedger } from './lib/generate-ledger.js'
+import { freshSqlite, openAnotherContext, timed } from './support.js'
+
+const ROWS = Number(process.env.COFFER_BENCH_LIST_ROWS ?? 100_000)
+const RUNS = Number(process.env.COFFER_BENCH_LIST_RUNS ?? 15)
+const LIMIT = 100
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+}
+
+async function sample(work: () => Promise<unknown>): Promise<{ p50: number; p95: number }> {
+  await work() // warm
+  const times: number[] = []
+  for (let run = 0; run < RUNS; run++) times.push((await timed(work)).ms)
+  times.sort((a, b) => a - b)
+  return { p50: percentile(times, 50), p95: percentile(times, 95) }
+}
+
+/** The cursor a client holds after paging to the row just before `position`. */
+async function cursorAt(
+  ctx: ServiceContext,
+  filter: TransactionFilter,
+  scope: unknown,
+  position: number,
+): Promise<string> {
+  const key = await filteredTransactions(ctx.db.kysely, filter)
+    .select(['date', 'id'])
+    .orderBy('date', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .offset(position - 1)
+    .executeTakeFirstOrThrow()
+  return encodeCursor(scope, key)
+}
+
+async function countOf(ctx: ServiceContext, filter: TransactionFilter): Promise<number> {
+  const row = await filteredTransactions(ctx.db.kysely, filter)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+interface Case {
+  label: string
+  run: () => Promise<unknown>
+}
+
+export async function benchList(): Promise<void> {
+  const db = await freshSqlite('list')
+  await db.ctx.close() // schema only; generate with a bare driver handle
+  const { ms: generateMs } = await timed(async () => generateLedger(db.path, { rows: ROWS }))
+  const ctx = await openAnotherContext(db)
+  try {
+    console.log(
+      `\n## list paging (${ROWS.toLocaleString('en-US')} transactions, generated in ${(generateMs / 1000).toFixed(1)} s; limit ${LIMIT}; ${RUNS} runs)`,
+    )
+    console.log(
+      `  ${'case'.padEnd(66)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)} ${'/ first'.padStart(8)}`,
+    )
+    const lists: Array<{ name: string; filter: TransactionFilter }> = [
+      { name: 'GET /transactions', filter: {} },
+      { name: `GET /accounts/{id}/transactions`, filter: { account_id: ACCOUNTS[0].id } },
+    ]
+    let deepCursorPage = Number.NaN
+    for (const { name, filter } of lists) {
+      const rows = await countOf(ctx, filter)
+      const deep = rows - LIMIT // the last page: it holds the list's last row
+      const scope = transactionListScope('transactions', filter)
+      const cursor = await cursorAt(ctx, filter, scope, deep)
+      const page = (input: { cursor?: string; offset?: number }): KeysetPage =>
+        resolveKeysetPage({ limit: LIMIT, ...input }, scope)
+      const pageOnly = async (p: KeysetPage) =>
+        toTransactionsJson(ctx.db.kysely, (await transactionPage(ctx.db.kysely, filter, p)).rows)
+      // The cursor really is at the end: its page is the list's last.
+      const last = await listTransactions(ctx, { ...filter, limit: LIMIT, cursor })
+      if (last.transactions.length !== LIMIT || last.next_cursor !== null)
+        throw new Error(`${name}: the deep cursor is not at the last page`)
+      const at = `row ${deep.toLocaleString('en-US')}`
+      const cases: Case[] = [
+        { label: `${name} page, first`, run: () => pageOnly(page({})) },
+        { label: `${name} page, ${at} by cursor`, run: () => pageOnly(page({ cursor })) },
+        { label: `${name} page, ${at} by offset`, run: () => pageOnly(page({ offset: deep })) },
+        {
+          label: `${name} list (+ exact total), first`,
+          run: () => listTransactions(ctx, { ...filter, limit: LIMIT }),
+        },
+        {
+          label: `${name} list (+ exact total), ${at} by cursor`,
+          run: () => listTransactions(ctx, { ...filter, limit: LIMIT, cursor }),
+        },
+        {
+          label: `${name} list (+ exact total), ${at} by offset`,
+          run: () => listTransactions(ctx, { ...filter, limit: LIMIT, offset: deep }),
+        },
+      ]
+      let first = 0
+      for (const [i, c] of cases.entries()) {
+        const { p50, p95 } = await sample(c.run)
+        if (i % 3 === 0) first = p50
+        if (i === 1 && filter.account_id === undefined) deepCursorPage = p50
+        console.log(
+          `  ${c.label.padEnd(66)} ${p50.toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)} ${`${(p50 / first).toFixed(1)}×`.padStart(8)}`,
+        )
+      }
+    }
+    // Search pages by the same cursor: the empty query (every row; its SQL is exact).
+    {
+      const deep = ROWS - LIMIT
+      const cursor = await cursorAt(ctx, {}, [transactionListScope('search', {}), ''], deep)
+      const at = `row ${deep.toLocaleString('en-US')}`
+      const search = (input: { cursor?: string; offset?: number }) => () =>
+        searchTransactions(ctx, { q: '', limit: LIMIT, ...input })
+      const first = await sample(search({}))
+      for (const [label, s] of [
+        ['search q="" (+ exact total), first', first],
+        [`search q="" (+ exact total), ${at} by cursor`, await sample(search({ cursor }))],
+        [`search q="" (+ exact total), ${at} by offset`, await sample(search({ offset: deep }))],
+      ] as const) {
+        console.log(
+          `  ${label.padEnd(66)} ${s.p50.toFixed(1).padStart(8)} ${s.p95.toFixed(1).padStart(8)} ${`${(s.p50 / first.p50).toFixed(1)}×`.padStart(8)}`,
+        )
+      }
+    }
+    console.log(
+      `  target (SQLite): page p50 at the last row by cursor < 20 ms: ${deepCursorPage.toFixed(1)} ms ${deepCursorPage < 20 ? 'ok' : 'MISSES TARGET'}`,
+    )
+  } finally {
+    await ctx.close()
+    await db.dispose().catch(() => {})
+  }
+}
