@@ -83,21 +83,25 @@ export async function* matchingPages(
   query: QueryNode,
   filter: TransactionFilter,
   pageSize = DEFAULT_PAGE_SIZE,
+  pause?: () => Promise<void>,
 ): AsyncIterable<TransactionJson[]> {
-  for await (const rows of matchingRows(db, query, filter, pageSize)) {
+  for await (const rows of matchingRows(db, query, filter, pageSize, pause)) {
     yield await toTransactionsJson(db, rows)
   }
 }
 
 /**
  * Pages of matching rows. Each candidate is matched against a subject loaded
- * with only what the query reads, so `amount:<0` never loads a label.
+ * with only what the query reads, so `amount:<0` never loads a label. `pause`,
+ * when given, is awaited after each page of candidates, matched or not (a long
+ * scan that yields to the event loop passes one; SQLite reads are synchronous).
  */
 export async function* matchingRows(
   db: DbExecutor,
   query: QueryNode,
   filter: TransactionFilter,
   pageSize = DEFAULT_PAGE_SIZE,
+  pause?: () => Promise<void>,
 ): AsyncIterable<TransactionRow[]> {
   let narrowing = narrowingFor(db, query)
   // Rows per database round trip: a bounded candidate set comes in one query
@@ -130,6 +134,7 @@ export async function* matchingRows(
       const subjects = await loadSubjects(db, page, needs)
       const matched = page.filter((_, j) => matches(query, subjects[j]!))
       if (matched.length > 0) yield matched
+      if (pause) await pause()
     }
     if (rows.length < fetchSize) return
     last = rows[rows.length - 1]
@@ -140,7 +145,7 @@ export async function* matchingRows(
 export function matchingTransactions(
   db: DbExecutor,
   query: QueryNode,
-  options: { pageSize?: number } = {},
+  options: { pageSize?: number; pause?: () => Promise<void> } = {},
 ): AsyncIterable<TransactionJson[]> {
-  return matchingPages(db, query, {}, options.pageSize)
+  return matchingPages(db, query, {}, options.pageSize, options.pause)
 }
