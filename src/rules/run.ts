@@ -71,13 +71,18 @@ export const PREVIEW_TRANSACTIONS = 20
 // Transactions loaded and written per step of the write phase.
 const WRITE_CHUNK = 500
 
-/**
- * How a run may be watched from outside; tests only. `afterReadPhase` is awaited
- * once phase 1 has read every match and before the write unit begins: a test
- * writes there to land a change "during" the run.
- */
+/** Seams of a run for tests and the bench; the doors pass none. */
 export interface RunOptions {
+  /**
+   * Awaited once phase 1 has read every match and before the write unit begins:
+   * a test writes there to land a change "during" the run.
+   */
   afterReadPhase?: (() => Promise<void>) | undefined
+  /**
+   * The whole run inside the write unit, as with events off (and as every run
+   * was before issue 16): the bench's same-run baseline.
+   */
+  inOnePhase?: boolean | undefined
 }
 
 /** POST /rules/{id}/run: one rule, even a disabled one. */
@@ -236,7 +241,7 @@ async function runInTwoPhases<T>(
   finish: (uow: UnitOfWork, outcome: Outcome) => T,
 ): Promise<T> {
   let read: { since: number; matches: Matches } | undefined
-  if (ctx.config.events.enabled) {
+  if (ctx.config.events.enabled && !options.inOnePhase) {
     // The head first: a change that phase 1 may have missed comes after it.
     const since = await logHead(ctx.db.kysely)
     const matches = await readMatches(ctx.db.kysely, job, yieldToEventLoop, (rule, work) =>
