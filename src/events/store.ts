@@ -110,6 +110,23 @@ export async function readNewestEvents(
   return rows.reverse().map(toEnvelope)
 }
 
+/**
+ * What the events after a sequence were about: each distinct (type, entity) once,
+ * without their data (index: primary key). A rules run reads it to learn what
+ * changed while it matched outside the write lock (rules/run.ts).
+ */
+export async function entitiesTouchedAfter(
+  db: Executor,
+  after: number,
+): Promise<Array<{ type: string; entity_type: string; entity_id: string }>> {
+  return db
+    .selectFrom('events')
+    .select(['type', 'entity_type', 'entity_id'])
+    .distinct()
+    .where('sequence', '>', after)
+    .execute()
+}
+
 /** The newest sequence in the log, or 0 when it is empty (index: primary key). */
 export async function logHead(db: Executor): Promise<number> {
   const row = await db

@@ -1,10 +1,23 @@
 // Running rules over the ledger (CONTRACT 8): POST /rules/{id}/run, /rules/run,
-// /rules/{id}/unapply and /rules/preview. A run is one unit of work: it first
-// reads every match (the search module streams them in pages and decides with the
-// one matcher, CONTRACT 7), then writes the transactions that change through the
-// label and extension writers of ledger/ (rows, `labeled`/`extended` versions,
-// per-key events), then records one `rule.executed` event. Reading everything
-// before writing keeps the paging of the matches stable while rows change.
+// /rules/{id}/unapply and /rules/preview. A run has two phases, so that writers
+// never wait seconds behind it (DESIGN.md "The event loop stays free"):
+//
+// 1. Read, outside the write lock: note the head of the event log, then match
+//    every rule (the search module streams the matches in pages and decides with
+//    the one matcher, CONTRACT 7), yielding to the event loop between pages, and
+//    note which transactions each rule matches and which of them it would change.
+// 2. Write, one unit of work: ask the event log what changed since the head noted
+//    in phase 1. Each transaction touched meanwhile is read again and matched
+//    again, in memory, against every rule; the others are as phase 1 saw them.
+//    Then the transactions that change are written through the label and
+//    extension writers of ledger/ (rows, `labeled`/`extended` versions, per-key
+//    events), and one `rule.executed` event is recorded. So the run's result is
+//    as if it ran whole at its commit, and it is all or nothing.
+//
+// A change the log cannot pin to transactions (an account renamed, a rule
+// changed, a label key deleted everywhere, a relationship added or removed), or a
+// ledger that records no events, makes phase 2 do the whole run inside the unit,
+// as one phase: slower for writers, never wrong.
 import { sql } from 'kysely'
 import type { ServiceContext } from '../context.js'
 import { chunksOf } from '../db/bulk.js'
@@ -16,7 +29,9 @@ import { writeLabelsInUnit } from '../ledger/labels.js'
 import type { UnitOfWork } from '../ledger/unit-of-work.js'
 import { toTransactionsJson } from '../ledger/snapshots.js'
 import { ServiceError } from '../errors.js'
-import { matchingTransactions } from '../search/index.js'
+import { matches as matches_, matchingTransactions } from '../search/index.js'
+import { loadSubjects, subjectNeeds } from '../search/subjects.js'
+import { entitiesTouchedAfter, logHead } from '../events/store.js'
 import {
   effectHolds,
   effectPresent,
@@ -26,7 +41,7 @@ import {
 } from './effects.js'
 import {
   loadEnabledRules,
-  loadRuleInUnit,
+  loadRule,
   requireEffect,
   requireQuery,
   type LoadedRule,
@@ -56,19 +71,41 @@ export const PREVIEW_TRANSACTIONS = 20
 // Transactions loaded and written per step of the write phase.
 const WRITE_CHUNK = 500
 
+/** Seams of a run for tests and the bench; the doors pass none. */
+export interface RunOptions {
+  /**
+   * Awaited once phase 1 has read every match and before the write unit begins:
+   * a test writes there to land a change "during" the run.
+   */
+  afterReadPhase?: (() => Promise<void>) | undefined
+  /**
+   * The whole run inside the write unit, as with events off (and as every run
+   * was before issue 16): the bench's same-run baseline.
+   */
+  inOnePhase?: boolean | undefined
+}
+
 /** POST /rules/{id}/run: one rule, even a disabled one. */
-export async function runRule(ctx: ServiceContext, id: string): Promise<RunResult> {
-  return ctx.ledger.mutate(async (uow) => {
-    const rule = await loadRuleInUnit(uow, id)
-    const result = await applyRulesInUnit(uow, [rule])
-    uow.emit({
-      type: 'rule.executed',
-      entity_type: 'rule',
-      entity_id: rule.id,
-      data: { rule_id: rule.id, ...result },
-    })
-    return result
-  })
+export async function runRule(
+  ctx: ServiceContext,
+  id: string,
+  options: RunOptions = {},
+): Promise<RunResult> {
+  return runInTwoPhases(
+    ctx,
+    applying((db) => one(db, id)),
+    options,
+    (uow, outcome) => {
+      const result = { matched: outcome.matched, updated: outcome.changed }
+      uow.emit({
+        type: 'rule.executed',
+        entity_type: 'rule',
+        entity_id: id,
+        data: { rule_id: id, ...result },
+      })
+      return result
+    },
+  )
 }
 
 /**
@@ -76,25 +113,30 @@ export async function runRule(ctx: ServiceContext, id: string): Promise<RunResul
  * stored query that no longer parses, a match that fails) is skipped and listed
  * in `failed`; every other rule runs as if it were not there.
  */
-export async function runAllRules(ctx: ServiceContext): Promise<RunResult> {
-  return ctx.ledger.mutate(async (uow) => {
-    const { runnable, broken } = await loadEnabledRules(uow.trx)
+export async function runAllRules(
+  ctx: ServiceContext,
+  options: RunOptions = {},
+): Promise<RunResult> {
+  const job = applying(async (db) => {
+    const { runnable, broken } = await loadEnabledRules(db)
     const failed: RuleFailure[] = broken.map(({ rule, detail }) => ({
       rule_id: rule.id,
       name: rule.name,
       detail,
     }))
-    const counts = await applyRulesInUnit(uow, runnable, (rule, error) => {
-      ctx.log.error({ err: error, rule_id: rule.id }, `rules: "${rule.name}" could not run`)
-      failed.push({ rule_id: rule.id, name: rule.name, detail: failureDetail(error) })
-    })
+    return { rules: runnable, failed }
+  })
+  job.isolate = (rule, error) => {
+    ctx.log.error({ err: error, rule_id: rule.id }, `rules: "${rule.name}" could not run`)
+  }
+  return runInTwoPhases(ctx, job, options, (uow, { matched, changed, failed }) => {
     for (const failure of failed) {
       ctx.log.warn(
         { rule_id: failure.rule_id },
         `rules: "${failure.name}" skipped: ${failure.detail}`,
       )
     }
-    const result = failed.length > 0 ? { ...counts, failed } : counts
+    const counts = { matched, updated: changed }
     uow.emit({
       type: 'rule.executed',
       entity_type: 'rule',
@@ -105,16 +147,139 @@ export async function runAllRules(ctx: ServiceContext): Promise<RunResult> {
         ...(failed.length > 0 && { failed: failed.map((f) => f.rule_id) }),
       },
     })
-    return result
+    return failed.length > 0 ? { ...counts, failed } : counts
+  })
+}
+
+/** POST /rules/{id}/unapply: removes the rule's keys where they still hold its values. */
+export async function unapplyRule(
+  ctx: ServiceContext,
+  id: string,
+  options: RunOptions = {},
+): Promise<UnapplyResult> {
+  const job: Job = {
+    load: (db) => one(db, id),
+    pending: (tx, rule) => effectPresent(tx, rule),
+    next: (tx, matching) => withoutEffect(tx, matching[0]!),
+  }
+  return runInTwoPhases(ctx, job, options, (uow, { matched, changed: removed }) => {
+    uow.emit({
+      type: 'rule.executed',
+      entity_type: 'rule',
+      entity_id: id,
+      data: { rule_id: id, action: 'unapply', matched, removed },
+    })
+    return { matched, removed }
   })
 }
 
 type RuleFailure = NonNullable<RunResult['failed']>[number]
 
+/** What a run does, whichever of run, run-all or unapply it is. */
+interface Job {
+  /** The rules of the run, in order, and those that cannot run (read in each phase). */
+  load(db: DbExecutor): Promise<{ rules: LoadedRule[]; failed: RuleFailure[] }>
+  /** True when `rule`, matching `tx`, would change it. */
+  pending(tx: TransactionJson, rule: LoadedRule): boolean
+  /** The keys of `tx` once the rules that match it (in order) have acted. */
+  next(tx: TransactionJson, matching: readonly LoadedRule[]): KeyedValues
+  /**
+   * Present for a run of all: a rule whose match fails is skipped (and this is
+   * told why) instead of failing the run.
+   */
+  isolate?: (rule: LoadedRule, error: unknown) => void
+}
+
+/** Applying rules (run and run-all): each matching rule's keys, later rules winning. */
+function applying(load: Job['load']): Job {
+  return {
+    load,
+    pending: (tx, rule) => !effectHolds(tx, rule),
+    next: (tx, matching) => withEffects(tx, matching),
+  }
+}
+
+async function one(
+  db: DbExecutor,
+  id: string,
+): Promise<{ rules: LoadedRule[]; failed: RuleFailure[] }> {
+  return { rules: [await loadRule(db, id)], failed: [] }
+}
+
+/** What a run has found: the matches of its rules over the ledger. */
+interface Matches {
+  rules: LoadedRule[]
+  /** Rules that cannot run (skipped), with why. */
+  failed: RuleFailure[]
+  /** Indexes (into `rules`) of the rules whose match failed: they take no part. */
+  skipped: Set<number>
+  /** Which rules match each transaction (indexes into `rules`, in order). */
+  matchedBy: Map<string, number[]>
+  /**
+   * Transactions where some matching rule would change something. Only these
+   * can change: elsewhere the net result of the matching rules is the current state.
+   */
+  candidates: Set<string>
+}
+
+interface Outcome {
+  matched: number
+  changed: number
+  failed: RuleFailure[]
+}
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
+/**
+ * The two phases (see the top of this file): `finish` runs last in the write
+ * unit, with the counts, and records the run's `rule.executed`.
+ */
+async function runInTwoPhases<T>(
+  ctx: ServiceContext,
+  job: Job,
+  options: RunOptions,
+  finish: (uow: UnitOfWork, outcome: Outcome) => T,
+): Promise<T> {
+  let read: { since: number; matches: Matches } | undefined
+  if (ctx.config.events.enabled && !options.inOnePhase) {
+    // The head first: a change that phase 1 may have missed comes after it.
+    const since = await logHead(ctx.db.kysely)
+    const matches = await readMatches(ctx.db.kysely, job, yieldToEventLoop, (rule, work) =>
+      job.isolate ? caught(work) : work().then((value) => ({ ok: true as const, value })),
+    )
+    read = { since, matches }
+  }
+  await options.afterReadPhase?.()
+  return ctx.ledger.mutate(async (uow) => {
+    let matches = read && (await recheck(uow, job, read.since, read.matches))
+    if (!matches) {
+      // Everything again, inside the unit: a failing rule's match is rolled back
+      // to a savepoint, so that on PostgreSQL the unit stays usable.
+      matches = await readMatches(uow.trx, job, undefined, (_rule, work) =>
+        job.isolate ? isolated(uow, work) : work().then((value) => ({ ok: true as const, value })),
+      )
+    }
+    const changed = await writeMatches(uow, job, matches)
+    return finish(uow, { matched: matches.matchedBy.size, changed, failed: matches.failed })
+  })
+}
+
+type Attempt<T> = { ok: true; value: T } | { ok: false; error: unknown }
+
 /** What a user is told of a rule's failure: a service error's own words, else a pointer to the log. */
 function failureDetail(error: unknown): string {
   if (error instanceof ServiceError) return error.message
   return 'its query could not be run (see the service log)'
+}
+
+/** A rule's matching outside any unit: its failure is the rule's, unless the database is lost. */
+async function caught<T>(work: () => Promise<T>): Promise<Attempt<T>> {
+  try {
+    return { ok: true, value: await work() }
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) throw error
+    return { ok: false, error }
+  }
 }
 
 /**
@@ -123,10 +288,7 @@ function failureDetail(error: unknown): string {
  * inside a savepoint, which is rolled back. A lost database is not the rule's
  * fault and fails the run.
  */
-async function isolated<T>(
-  uow: UnitOfWork,
-  work: () => Promise<T>,
-): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+async function isolated<T>(uow: UnitOfWork, work: () => Promise<T>): Promise<Attempt<T>> {
   await sql`savepoint rule_match`.execute(uow.trx)
   try {
     const value = await work()
@@ -140,79 +302,123 @@ async function isolated<T>(
   }
 }
 
-/**
- * Applies the rules (in the given order) to every transaction that one of them
- * matches. Only the net result is written, once per transaction: a transaction
- * whose labels and extensions both change gets one `labeled` and one `extended`
- * version; one whose keys already hold the values is not written at all.
- */
-async function applyRulesInUnit(
-  uow: UnitOfWork,
-  rules: readonly LoadedRule[],
-  onFailure?: (rule: LoadedRule, error: unknown) => void,
-): Promise<{ matched: number; updated: number }> {
-  // Which rules match each transaction (indexes into `rules`, in order).
-  const matchedBy = new Map<string, number[]>()
-  // Transactions where some matching rule does not hold yet. Only these can
-  // change: when every matching rule holds, their net result is the current state.
-  const candidates = new Set<string>()
+/** Loads the job's rules and matches each over the ledger; `pause` is awaited between pages. */
+async function readMatches(
+  db: DbExecutor,
+  job: Job,
+  pause: (() => Promise<void>) | undefined,
+  attempt: (
+    rule: LoadedRule,
+    work: () => Promise<Array<{ id: string; pending: boolean }>>,
+  ) => Promise<Attempt<Array<{ id: string; pending: boolean }>>>,
+): Promise<Matches> {
+  const { rules, failed } = await job.load(db)
+  const matches: Matches = {
+    rules,
+    failed,
+    skipped: new Set(),
+    matchedBy: new Map(),
+    candidates: new Set(),
+  }
   for (const [index, rule] of rules.entries()) {
     // All of a rule's matches, or (when it fails part-way) none of them.
-    const matching = async () => {
-      const found: Array<{ id: string; holds: boolean }> = []
-      for await (const page of matchingTransactions(uow.trx, rule.parsed)) {
-        for (const tx of page) found.push({ id: tx.id, holds: effectHolds(tx, rule) })
+    const found = await attempt(rule, async () => {
+      const seen: Array<{ id: string; pending: boolean }> = []
+      for await (const page of matchingTransactions(db, rule.parsed, { pause })) {
+        for (const tx of page) seen.push({ id: tx.id, pending: job.pending(tx, rule) })
       }
-      return found
+      return seen
+    })
+    if (!found.ok) {
+      job.isolate?.(rule, found.error)
+      failed.push({ rule_id: rule.id, name: rule.name, detail: failureDetail(found.error) })
+      matches.skipped.add(index)
+      continue
     }
-    let found: Array<{ id: string; holds: boolean }>
-    if (onFailure) {
-      const attempt = await isolated(uow, matching)
-      if (!attempt.ok) {
-        onFailure(rule, attempt.error)
-        continue
-      }
-      found = attempt.value
-    } else {
-      found = await matching()
-    }
-    for (const { id, holds } of found) {
-      const by = matchedBy.get(id)
-      if (by) by.push(index)
-      else matchedBy.set(id, [index])
-      if (!holds) candidates.add(id)
+    for (const { id, pending } of found.value) {
+      const by = matches.matchedBy.get(id)
+      // Paging outside a transaction may meet a row twice when it changes
+      // meanwhile; phase 2 matches such a row again anyway.
+      if (!by) matches.matchedBy.set(id, [index])
+      else if (by.at(-1) !== index) by.push(index)
+      if (pending) matches.candidates.add(id)
     }
   }
-  let updated = 0
-  await forEachLoaded(uow.trx, [...candidates], async (before) => {
-    const effects = matchedBy.get(before.id)!.map((index) => rules[index]!)
-    if (await writeInUnit(uow, before, withEffects(before, effects))) updated++
-  })
-  return { matched: matchedBy.size, updated }
+  return matches
 }
 
-/** POST /rules/{id}/unapply: removes the rule's keys where they still hold its values. */
-export async function unapplyRule(ctx: ServiceContext, id: string): Promise<UnapplyResult> {
-  return ctx.ledger.mutate(async (uow) => {
-    const rule = await loadRuleInUnit(uow, id)
-    let matched = 0
-    const candidates: string[] = []
-    for await (const page of matchingTransactions(uow.trx, rule.parsed)) {
-      matched += page.length
-      for (const tx of page) if (effectPresent(tx, rule)) candidates.push(tx.id)
+/**
+ * Phase 2's look back: the matches of phase 1, brought up to the unit's view of
+ * the ledger, or undefined when the events since `since` say something changed
+ * that the run cannot pin to transactions (the whole run is then done again).
+ */
+async function recheck(
+  uow: UnitOfWork,
+  job: Job,
+  since: number,
+  matches: Matches,
+): Promise<Matches | undefined> {
+  const touched = new Set<string>()
+  const readsEdges = matches.rules.some((rule) => subjectNeeds(rule.parsed).relationships)
+  for (const event of await entitiesTouchedAfter(uow.trx, since)) {
+    switch (event.entity_type) {
+      case 'transaction':
+        // An edge changes what its other end matches, and a deleted row its edges.
+        if (event.type.startsWith('relationship.')) return undefined
+        if (event.type === 'transaction.deleted' && readsEdges) return undefined
+        touched.add(event.entity_id)
+        break
+      case 'account':
+        // A renamed account changes what `account:` matches on all its rows.
+        if (event.type !== 'account.created') return undefined
+        break
+      case 'rule':
+        // Another run's changes have their own per-key events; a changed rule does not.
+        if (event.type !== 'rule.executed') return undefined
+        break
+      case 'label':
+        // A label key removed from every transaction at once.
+        return undefined
+      default:
+        break
     }
-    let removed = 0
-    await forEachLoaded(uow.trx, candidates, async (before) => {
-      if (await writeInUnit(uow, before, withoutEffect(before, rule))) removed++
-    })
-    uow.emit({
-      type: 'rule.executed',
-      entity_type: 'rule',
-      entity_id: rule.id,
-      data: { rule_id: rule.id, action: 'unapply', matched, removed },
-    })
-    return { matched, removed }
+  }
+  for (const ids of chunksOf([...touched], WRITE_CHUNK)) {
+    for (const id of ids) {
+      matches.matchedBy.delete(id)
+      matches.candidates.delete(id)
+    }
+    const rows = await uow.trx
+      .selectFrom('transactions')
+      .selectAll()
+      .where(inList(uow.trx, 'id', ids))
+      .execute()
+    // A row deleted meanwhile is gone from the matches; one created meanwhile
+    // (born with the enabled rules already, CONTRACT 8) is matched like the rest.
+    for (const subject of await loadSubjects(uow.trx, rows)) {
+      const by: number[] = []
+      let pending = false
+      for (const [index, rule] of matches.rules.entries()) {
+        if (matches.skipped.has(index) || !matches_(rule.parsed, subject)) continue
+        by.push(index)
+        pending ||= job.pending(subject.transaction, rule)
+      }
+      if (by.length === 0) continue
+      matches.matchedBy.set(subject.transaction.id, by)
+      if (pending) matches.candidates.add(subject.transaction.id)
+    }
+  }
+  return matches
+}
+
+/** Writes the net result on every candidate; answers how many changed. */
+async function writeMatches(uow: UnitOfWork, job: Job, matches: Matches): Promise<number> {
+  let changed = 0
+  await forEachLoaded(uow.trx, [...matches.candidates], async (before) => {
+    const matching = matches.matchedBy.get(before.id)!.map((index) => matches.rules[index]!)
+    if (await writeInUnit(uow, before, job.next(before, matching))) changed++
   })
+  return changed
 }
 
 /** POST /rules/preview: what a rule would do, without writing anything. */

@@ -214,9 +214,9 @@ function isBroken(rule: LoadedRule | BrokenRule): rule is BrokenRule {
   return 'detail' in rule
 }
 
-/** One rule with its parsed query, inside a unit of work (run and unapply); 409 when it cannot run. */
-export async function loadRuleInUnit(uow: UnitOfWork, id: string): Promise<LoadedRule> {
-  const rule = loaded(await requireRuleRow(uow.trx, id))
+/** One rule with its parsed query (run and unapply): 404 when unknown, 409 when it cannot run. */
+export async function loadRule(db: DbExecutor, id: string): Promise<LoadedRule> {
+  const rule = loaded(await requireRuleRow(db, id))
   if (isBroken(rule)) throw new Conflict(`rule ${id} cannot run: ${rule.detail}; replace its query`)
   return rule
 }

@@ -87,7 +87,7 @@ export async function searchTransactions(
   let total = 0
   const pageRows: TransactionRow[] = []
   if (page.after) {
-    pages: for await (const rows of matchingRows(db, query, filter, undefined, page.after)) {
+    pages: for await (const rows of matchingRows(db, query, filter, { after: page.after })) {
       for (const row of rows) {
         pageRows.push(row)
         if (pageRows.length > limit) break pages

@@ -72,29 +72,40 @@ function boundedCandidates(db: DbExecutor, narrowing: Narrowing, filter: Transac
   return db.selectFrom('transactions').where(sql<SqlBool>`transactions.rowid in (${set})`)
 }
 
+/** How a stream of matches is read. */
+export interface StreamOptions {
+  /** Candidates matched per step; a yielded page may be shorter, never empty. */
+  pageSize?: number | undefined
+  /** A keyset cursor's row: the stream begins just after it. */
+  after?: { date: string; id: string } | undefined
+  /**
+   * Awaited after each page of candidates, matched or not: a long scan that
+   * yields to the event loop passes one (SQLite reads are synchronous).
+   */
+  pause?: (() => Promise<void>) | undefined
+}
+
 /** Pages of matching transactions; a page may be shorter than pageSize, never empty. */
 export async function* matchingPages(
   db: DbExecutor,
   query: QueryNode,
   filter: TransactionFilter,
-  pageSize = DEFAULT_PAGE_SIZE,
+  options: StreamOptions = {},
 ): AsyncIterable<TransactionJson[]> {
-  for await (const rows of matchingRows(db, query, filter, pageSize)) {
+  for await (const rows of matchingRows(db, query, filter, options)) {
     yield await toTransactionsJson(db, rows)
   }
 }
 
 /**
  * Pages of matching rows. Each candidate is matched against a subject loaded
- * with only what the query reads, so `amount:<0` never loads a label. With
- * `after` (a keyset cursor's row), the stream begins just after that row.
+ * with only what the query reads, so `amount:<0` never loads a label.
  */
 export async function* matchingRows(
   db: DbExecutor,
   query: QueryNode,
   filter: TransactionFilter,
-  pageSize = DEFAULT_PAGE_SIZE,
-  after?: { date: string; id: string },
+  { pageSize = DEFAULT_PAGE_SIZE, after, pause }: StreamOptions = {},
 ): AsyncIterable<TransactionRow[]> {
   let narrowing = narrowingFor(db, query)
   // Rows per database round trip: a bounded candidate set comes in one query
@@ -127,6 +138,7 @@ export async function* matchingRows(
       const subjects = await loadSubjects(db, page, needs)
       const matched = page.filter((_, j) => matches(query, subjects[j]!))
       if (matched.length > 0) yield matched
+      if (pause) await pause()
     }
     if (rows.length < fetchSize) return
     last = rows[rows.length - 1]
@@ -137,7 +149,7 @@ export async function* matchingRows(
 export function matchingTransactions(
   db: DbExecutor,
   query: QueryNode,
-  options: { pageSize?: number } = {},
+  options: Omit<StreamOptions, 'after'> = {},
 ): AsyncIterable<TransactionJson[]> {
-  return matchingPages(db, query, {}, options.pageSize)
+  return matchingPages(db, query, {}, options)
 }

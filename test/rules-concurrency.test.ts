@@ -1,0 +1,249 @@
+// Rules runs and the writers that arrive meanwhile (CONTRACT 8, docs/rules.md
+// "How a run proceeds"): a run matches outside the write lock, then writes in one
+// short unit that matches again whatever changed since. The seam: the run's
+// `afterReadPhase` option, awaited between the two phases, where these tests
+// write by hand through HTTP as any other client would.
+import assert from 'node:assert/strict'
+import { test, type TestContext } from 'node:test'
+import { runAllRules, runRule, unapplyRule } from '../src/rules/run.js'
+import { startTestApp, type TestAppHandle } from './helpers/app.js'
+import {
+  createAccount,
+  createTransaction,
+  eventBodiesAfter,
+  headSequence,
+  history,
+  StepClock,
+} from './helpers/ledger.js'
+import { expectStatus } from './helpers/http.js'
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any
+
+async function setup(t: TestContext, env: Record<string, string> = {}) {
+  const app = await startTestApp(t, { clock: new StepClock(), env })
+  const acct = await createAccount(app, { name: 'Cash', currency: 'USD' })
+  const tx = (payee: string, amount = '-4.50', date = '2024-01-15'): Promise<Json> =>
+    createTransaction(app, { account_id: acct.id, amount, date, payee })
+  return { app, acct, tx }
+}
+
+function txPath(id: string, tail = ''): string {
+  return `/api/v1/transactions/${encodeURIComponent(id)}${tail}`
+}
+
+async function getTx(app: TestAppHandle, id: string): Promise<Json> {
+  return expectStatus(app, 'GET', txPath(id), 200)
+}
+
+async function createRule(app: TestAppHandle, body: object): Promise<Json> {
+  return expectStatus(app, 'POST', '/api/v1/rules', 201, body)
+}
+
+/** The events of the run itself: those after `mark` that the hand writes did not make. */
+async function runEvents(app: TestAppHandle, mark: number) {
+  return (await eventBodiesAfter(app, mark)).map((e) => ({
+    type: e.type,
+    entity_id: e.entity_id,
+    data: e.type === 'rule.executed' ? e.data : (e.data as Json).change,
+  }))
+}
+
+test('writes that land between the read phase and the write unit are respected', async (t) => {
+  const { app, tx } = await setup(t)
+  const kept = await tx('Starbucks') // gets a label of its own by hand meanwhile
+  const moved = await tx('Starbucks') // edited away from the query meanwhile
+  const same = await tx('Starbucks') // given the rule's value by hand meanwhile
+  const gone = await tx('Starbucks') // deleted meanwhile
+  const joined = await tx('Deli') // edited into the query meanwhile
+  const rule = await createRule(app, {
+    name: 'Coffee',
+    query: 'payee:starbucks',
+    labels: { category: 'coffee' },
+    extensions: { 'merchant.kind': 'cafe' },
+    enabled: false, // not on new rows: a row created meanwhile must still be caught
+  })
+  let born: Json
+  let mark = 0
+  const result = await runRule(app.ctx, rule.id, {
+    afterReadPhase: async () => {
+      await expectStatus(app, 'PUT', txPath(kept.id, '/labels'), 200, { labels: { note: 'mine' } })
+      await expectStatus(app, 'PUT', txPath(moved.id), 200, { payee: 'Tea House' })
+      await expectStatus(app, 'PUT', txPath(same.id, '/labels'), 200, {
+        labels: { category: 'coffee' },
+      })
+      await expectStatus(app, 'PUT', txPath(same.id, '/extensions'), 200, {
+        extensions: { 'merchant.kind': 'cafe' },
+      })
+      assert.equal((await app.request('DELETE', txPath(gone.id))).status, 204)
+      await expectStatus(app, 'PUT', txPath(joined.id), 200, { payee: 'Starbucks Reserve' })
+      born = await tx('Starbucks')
+      mark = await headSequence(app)
+    },
+  })
+
+  // As if the run had happened whole at its commit: kept, same, joined and born
+  // match; moved and gone do not. Only kept, joined and born change.
+  assert.deepEqual(result, { matched: 4, updated: 3 })
+  assert.deepEqual((await getTx(app, kept.id)).labels, { category: 'coffee', note: 'mine' })
+  assert.deepEqual((await getTx(app, moved.id)).labels, {})
+  assert.deepEqual((await getTx(app, joined.id)).labels, { category: 'coffee' })
+  assert.deepEqual((await getTx(app, born.id)).extensions, { 'merchant.kind': 'cafe' })
+  assert.equal((await app.request('GET', txPath(gone.id))).status, 404)
+  // The row that already held everything got no version and no event from the run.
+  assert.deepEqual(
+    (await history(app, same.id)).map((v: Json) => v.kind),
+    ['imported', 'labeled', 'extended'],
+  )
+  const events = await runEvents(app, mark)
+  const byRow = (a: string[], b: string[]) => (a.join() < b.join() ? -1 : 1)
+  assert.deepEqual(
+    events
+      .filter((e) => e.type !== 'rule.executed')
+      .map((e) => [e.type, e.entity_id])
+      .sort(byRow),
+    [kept.id, joined.id, born.id]
+      .flatMap((id) => [
+        ['label.applied', id],
+        ['extension.set', id],
+      ])
+      .sort(byRow),
+  )
+  assert.deepEqual(events.at(-1), {
+    type: 'rule.executed',
+    entity_id: rule.id,
+    data: { rule_id: rule.id, matched: 4, updated: 3 },
+  })
+  assert.equal(events.length, 7)
+})
+
+test('a hand-set value on a rule key is overwritten only while the row still matches', async (t) => {
+  const { app, tx } = await setup(t)
+  const stays = await tx('Starbucks')
+  const leaves = await tx('Starbucks')
+  await createRule(app, {
+    name: 'Coffee',
+    query: 'payee:starbucks',
+    labels: { category: 'coffee' },
+  })
+  let mark = 0
+  const result = await runAllRules(app.ctx, {
+    afterReadPhase: async () => {
+      // Both rows held the rule's value already when phase 1 read them (born labelled).
+      for (const id of [stays.id, leaves.id]) {
+        await expectStatus(app, 'PUT', txPath(id, '/labels'), 200, { labels: { category: 'tea' } })
+      }
+      await expectStatus(app, 'PUT', txPath(leaves.id), 200, { payee: 'Tea House' })
+      mark = await headSequence(app)
+    },
+  })
+  // At the commit, `stays` still matches and the rule's net result is coffee;
+  // `leaves` no longer matches, and its hand-set value stays.
+  assert.deepEqual(result, { matched: 1, updated: 1 })
+  assert.deepEqual((await getTx(app, stays.id)).labels, { category: 'coffee' })
+  assert.deepEqual((await getTx(app, leaves.id)).labels, { category: 'tea' })
+  assert.deepEqual(await runEvents(app, mark), [
+    {
+      type: 'label.applied',
+      entity_id: stays.id,
+      data: { key: 'category', value: 'coffee', previous: 'tea' },
+    },
+    { type: 'rule.executed', entity_id: '*', data: { rule_id: null, matched: 1, updated: 1 } },
+  ])
+})
+
+test('unapply meanwhile: a key changed by hand stays, a deleted row is skipped', async (t) => {
+  const { app, tx } = await setup(t)
+  const rule = await createRule(app, {
+    name: 'Coffee',
+    query: 'payee:starbucks',
+    labels: { category: 'coffee' },
+  })
+  // Born labelled by the rule.
+  const changed = await tx('Starbucks')
+  const gone = await tx('Starbucks')
+  const plain = await tx('Starbucks')
+  let mark = 0
+  const result = await unapplyRule(app.ctx, rule.id, {
+    afterReadPhase: async () => {
+      await expectStatus(app, 'PUT', txPath(changed.id, '/labels'), 200, {
+        labels: { category: 'tea' },
+      })
+      assert.equal((await app.request('DELETE', txPath(gone.id))).status, 204)
+      mark = await headSequence(app)
+    },
+  })
+  assert.deepEqual(result, { matched: 2, removed: 1 })
+  assert.deepEqual((await getTx(app, changed.id)).labels, { category: 'tea' })
+  assert.deepEqual((await getTx(app, plain.id)).labels, {})
+  assert.deepEqual(
+    (await runEvents(app, mark)).map((e) => [e.type, e.entity_id]),
+    [
+      ['label.removed', plain.id],
+      ['rule.executed', rule.id],
+    ],
+  )
+})
+
+test('a change the log cannot pin to rows (an account renamed) makes the unit match everything again', async (t) => {
+  const { app, acct, tx } = await setup(t)
+  const a = await tx('Deli')
+  const b = await tx('Bakery')
+  const rule = await createRule(app, {
+    name: 'Cafe account',
+    query: 'account:cafe',
+    labels: { place: 'cafe' },
+    enabled: false,
+  })
+  const result = await runRule(app.ctx, rule.id, {
+    afterReadPhase: async () => {
+      await expectStatus(app, 'PUT', `/api/v1/accounts/${acct.id}`, 200, { name: 'Cafe' })
+    },
+  })
+  assert.deepEqual(result, { matched: 2, updated: 2 })
+  for (const id of [a.id, b.id]) {
+    assert.deepEqual((await getTx(app, id)).labels, { place: 'cafe' })
+  }
+})
+
+test('a rule changed meanwhile runs as it is at the commit', async (t) => {
+  const { app, tx } = await setup(t)
+  const deli = await tx('Deli')
+  const rule = await createRule(app, {
+    name: 'Coffee',
+    query: 'payee:starbucks',
+    labels: { category: 'coffee' },
+    enabled: false,
+  })
+  const result = await runRule(app.ctx, rule.id, {
+    afterReadPhase: async () => {
+      await expectStatus(app, 'PUT', `/api/v1/rules/${rule.id}`, 200, {
+        name: 'Food',
+        query: 'payee:deli',
+        labels: { category: 'food' },
+        enabled: false,
+      })
+    },
+  })
+  assert.deepEqual(result, { matched: 1, updated: 1 })
+  assert.deepEqual((await getTx(app, deli.id)).labels, { category: 'food' })
+})
+
+test('with events off, the whole run happens in the unit, and writes meanwhile are still seen', async (t) => {
+  const { app, tx } = await setup(t, { SERVICE_EVENTS_ENABLED: 'false' })
+  const kept = await tx('Starbucks')
+  const rule = await createRule(app, {
+    name: 'Coffee',
+    query: 'payee:starbucks',
+    labels: { category: 'coffee' },
+    enabled: false,
+  })
+  const result = await runRule(app.ctx, rule.id, {
+    afterReadPhase: async () => {
+      await expectStatus(app, 'PUT', txPath(kept.id, '/labels'), 200, { labels: { note: 'x' } })
+      await tx('Starbucks')
+    },
+  })
+  assert.deepEqual(result, { matched: 2, updated: 2 })
+  assert.deepEqual((await getTx(app, kept.id)).labels, { category: 'coffee', note: 'x' })
+})
