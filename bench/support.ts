@@ -77,3 +77,8 @@ export function report(
   )
   console.log(`  baseline / figure = ${ratio.toFixed(2)}×${target ? `   target: ${target}` : ''}`)
 }
+
+/** A quiet service context over an existing SQLite file (as another process would open it). */
+export function openExisting(dir: string, path: string): Promise<ServiceContext> {
+  return openQuietContext(dir, path)
+}

@@ -350,3 +350,40 @@ test('folder problems: a missing directory and a bad mapping are warnings; other
   ])
   assert.equal(run.counts.csv.inserted, 1)
 })
+
+test('an import is searchable at once: its search documents are written with it, none queued', async (t) => {
+  // More rows than one unit of work (SYNC_UNIT_ROWS), each with its own words.
+  const rows = 12_000
+  const lines = ['Date,Description,Payee,Amount']
+  for (let i = 0; i < rows; i++) lines.push(`2024-03-01,Invoice zq${i}x,Vendor ${i % 7},-${i}.00`)
+  const { app } = await startCsvApp(t, [
+    { name: 'Big', files: { 'big.csv': `${lines.join('\n')}\n` } },
+  ])
+  const run = await syncNow(app)
+  assert.equal(run.counts.csv.inserted, rows)
+  // Nothing is left for the search indexer (SQLite; PostgreSQL's indexes are its own).
+  const { buildsSearchDocuments } = await import('../src/db/dialect.js')
+  if (buildsSearchDocuments(app.ctx.db.kysely)) {
+    const { sql } = await import('kysely')
+    const queued = await sql<{ n: number }>`select count(*) as n from search_pending`.execute(
+      app.ctx.db.kysely,
+    )
+    assert.equal(queued.rows[0]!.n, 0)
+    const documents = await sql<{ n: number }>`select count(*) as n from search_documents`.execute(
+      app.ctx.db.kysely,
+    )
+    assert.equal(documents.rows[0]!.n, rows)
+  }
+  const search = async (q: string) =>
+    (await app.request('GET', `/api/v1/transactions/search?q=${encodeURIComponent(q)}`)).body
+  const one = await search('zq11999x')
+  assert.deepEqual(
+    one.transactions.map((r: Json) => r.description),
+    ['Invoice zq11999x'],
+  )
+  const some = await search('"zq123" vendor')
+  assert.deepEqual(
+    some.transactions.map((r: Json) => r.description).sort(),
+    ['Invoice zq123x', ...Array.from({ length: 10 }, (_, i) => `Invoice zq123${i}x`)].sort(),
+  )
+})

@@ -4,7 +4,8 @@
 // shape is kept, so the same string comes back for every full chunk and the
 // SQLite statement cache (connect.ts) finds its prepared statement. It runs on the
 // caller's executor, so inside a unit of work it is part of its transaction.
-import { CompiledQuery } from 'kysely'
+import { CompiledQuery, sql, type Kysely } from 'kysely'
+import { SQLITE_CACHE_KIB } from './connect.js'
 import { dialectOf, type Database, type DbExecutor } from './schema.js'
 
 /** SQLite's limit on bound parameters per statement (SQLITE_MAX_VARIABLE_NUMBER). */
@@ -149,4 +150,39 @@ export async function updateRowsMatching<T extends keyof Database>(
   }
   const result = await db.executeQuery(query)
   return Number(result.numAffectedRows ?? 0n)
+}
+
+/** SQLite while a sync writes: the page cache, in KiB (connect.ts keeps SQLITE_CACHE_KIB otherwise). */
+export const BULK_CACHE_KIB = 64 * 1024
+/**
+ * SQLite while a sync writes: WAL pages before a checkpoint (256 MiB; SQLite's
+ * default is 1000). A unit of thousands of random-key index entries dirties
+ * tens of megabytes of pages, so the default checkpoints after every unit and
+ * copies the same hot index pages into the database file again and again.
+ */
+const BULK_WAL_AUTOCHECKPOINT_PAGES = 65_536
+const DEFAULT_WAL_AUTOCHECKPOINT_PAGES = 1000
+
+/**
+ * Runs `work` (many large units of work in a row: a sync) with the SQLite
+ * connection set for bulk writes: a larger page cache and checkpoints deferred
+ * until the WAL holds BULK_WAL_AUTOCHECKPOINT_PAGES; afterwards the usual
+ * settings come back and the WAL is checkpointed once. Every unit still commits
+ * on its own (all-or-nothing, durable as before). PostgreSQL: just `work`.
+ */
+export async function duringBulkWrites<T>(
+  db: Kysely<Database>,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (dialectOf(db) !== 'sqlite') return work()
+  await sql.raw(`pragma cache_size = -${Math.max(BULK_CACHE_KIB, SQLITE_CACHE_KIB)}`).execute(db)
+  await sql.raw(`pragma wal_autocheckpoint = ${BULK_WAL_AUTOCHECKPOINT_PAGES}`).execute(db)
+  try {
+    return await work()
+  } finally {
+    await sql.raw(`pragma wal_autocheckpoint = ${DEFAULT_WAL_AUTOCHECKPOINT_PAGES}`).execute(db)
+    await sql.raw(`pragma cache_size = -${SQLITE_CACHE_KIB}`).execute(db)
+    // Passive: never waits for readers; what it cannot copy now, the next commit's does.
+    await sql.raw('pragma wal_checkpoint(passive)').execute(db)
+  }
 }

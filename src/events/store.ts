@@ -1,10 +1,10 @@
 // Reads and appends of the durable event log. Appends happen only inside
 // ledger.mutate's database transaction; reads page by sequence.
 import type { Kysely, Transaction } from 'kysely'
-import { randomUUID } from 'node:crypto'
 import { insertRowsChunked } from '../db/bulk.js'
 import { lockForTransaction } from '../db/coordination.js'
 import type { Database } from '../db/schema.js'
+import { newEventId } from './event-id.js'
 import type { EventRow } from './tables.js'
 import type { EventEnvelope, NewEvent } from './types.js'
 
@@ -35,7 +35,7 @@ export async function appendEvents(
     ['event_id', 'type', 'entity_type', 'entity_id', 'occurred_at', 'data'],
     events,
     (event) => [
-      randomUUID(),
+      newEventId(),
       event.type,
       event.entity_type,
       event.entity_id,

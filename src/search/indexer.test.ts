@@ -1,4 +1,4 @@
-// The SQLite search documents are built off the write path: a queued
+// The SQLite search documents: a new transaction's are written with it; a queued
 // transaction must still be found (it is a candidate until indexed), an indexed
 // one through its document, and edits and deletes must never leave a stale answer.
 import assert from 'node:assert/strict'
@@ -11,7 +11,7 @@ import { createTransaction, deleteTransaction, updateTransaction } from '../ledg
 import { indexAllQueuedDocuments, indexQueuedDocuments } from './indexer.js'
 import { searchTransactions } from './service.js'
 
-test('queued and indexed transactions answer alike; edits and deletes re-queue', async (t) => {
+test('new transactions are indexed at once; queued and indexed ones answer alike; edits and deletes re-queue', async (t) => {
   // A bare service context: no indexer runs unless this test runs it.
   const ctx = await bareContext(t)
   const db = ctx.db.kysely
@@ -32,7 +32,12 @@ test('queued and indexed transactions answer alike; edits and deletes re-queue',
       }),
     )
   }
-  // Queued, nothing indexed: found all the same.
+  // New transactions get their documents in the unit that inserts them: nothing queued.
+  assert.equal(await queued(), 0)
+  assert.deepEqual(await found('zanzibar'), ['Zanzibar coffee'])
+
+  // Queued (as migration 0004's backfill queues every row), nothing rebuilt: found all the same.
+  await sql`insert into search_pending (transaction_id) select id from transactions`.execute(db)
   assert.equal(await queued(), 5)
   assert.deepEqual(await found('zanzibar'), ['Zanzibar coffee'])
 

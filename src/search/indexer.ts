@@ -1,13 +1,19 @@
-// Builds the SQLite search documents (migration 0004) off the write path, the way
-// PostgreSQL's GIN "fastupdate" keeps a pending list: writes queue a transaction
-// id in search_pending, and this rebuilds the queued documents in batches. The
-// narrowing counts every queued transaction as a candidate (narrow.ts), so a
-// backlog makes some searches slower for a while, never wrong. PostgreSQL needs
+// Builds the SQLite search documents (migration 0004). A new transaction gets
+// its document in the unit of work that inserts it (the ledger's insert step, in
+// bulk), so an import is searchable the moment it commits and leaves nothing
+// behind. What is not an insert (an edit of the text, a label or extension
+// change, a delete, the backfill of migration 0004) is queued in search_pending
+// by triggers and rebuilt here in batches, like PostgreSQL's GIN "fastupdate"
+// pending list. The narrowing counts every queued transaction as a candidate
+// (narrow.ts), so a backlog makes some searches slower for a while, never wrong;
+// the queue only holds what was edited in the last moments. PostgreSQL needs
 // none of this: its trigram indexes are maintained by the database.
 import { sql } from 'kysely'
 import type { ServiceContext } from '../context.js'
+import { chunksOf } from '../db/bulk.js'
 import { buildsSearchDocuments } from '../db/dialect.js'
 import type { DbExecutor } from '../db/schema.js'
+import type { TransactionJson } from '../ledger/json.js'
 import type { Ledger } from '../ledger/mutate.js'
 import type { InsertStep } from '../ledger/unit-of-work.js'
 
@@ -17,26 +23,81 @@ export const SEARCH_INDEX_BATCH = 2000
 const POLL_MS = 500
 
 /**
- * The insert step (ledger/unit-of-work.ts) that queues the documents of new
+ * The insert step (ledger/unit-of-work.ts) that writes the documents of new
  * transactions in the unit that inserts them. Changes and deletes are queued by
  * triggers (0004-search).
  */
 export const searchDocumentsOfNewTransactions: InsertStep = {
   name: 'search documents',
-  afterInsert: (uow, created) =>
-    queueNewDocuments(
-      uow.trx,
-      created.map((tx) => tx.id),
-    ),
+  afterInsert: (uow, created) => insertNewDocuments(uow.trx, created),
 }
 
-/** Queues the documents of new transactions (none to queue where the database indexes by itself). */
-export async function queueNewDocuments(db: DbExecutor, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0 || !buildsSearchDocuments(db)) return
-  // A deleted transaction's id may still be queued when it is created again.
-  await sql`insert into search_pending (transaction_id)
-    select value from json_each(${JSON.stringify(ids)}) where true
-    on conflict do nothing`.execute(db)
+/** Documents per statement: one JSON parameter each, whatever the count. */
+const NEW_DOCUMENTS_CHUNK = 5000
+
+/** A document's labels and extensions lines, as the rebuild in indexQueuedDocuments writes them. */
+function keyLines(
+  values: Readonly<Record<string, unknown>>,
+  separator: string,
+  store: (v: never) => string,
+): string | null {
+  const lines: string[] = []
+  for (const key in values) lines.push(`${key}${separator}${store(values[key] as never)}`)
+  return lines.length === 0 ? null : lines.join('\n')
+}
+
+/**
+ * Writes the search documents of transactions just inserted (with their labels
+ * and extensions), in bulk, in the caller's transaction: nothing is queued. The
+ * documents are numbered after the highest one, so they go at the end of
+ * search_documents in order. None is written where the database indexes by itself.
+ */
+export async function insertNewDocuments(
+  db: DbExecutor,
+  created: readonly TransactionJson[],
+): Promise<void> {
+  if (created.length === 0 || !buildsSearchDocuments(db)) return
+  await dropStaleDocuments(
+    db,
+    created.map((tx) => tx.id),
+  )
+  for (const chunk of chunksOf(created, NEW_DOCUMENTS_CHUNK)) {
+    const top = await sql<{ n: number | null }>`select max(n) as n from search_documents`.execute(
+      db,
+    )
+    const after = Number(top.rows[0]?.n ?? 0)
+    const documents = JSON.stringify(
+      chunk.map((tx) => [
+        tx.id,
+        tx.description,
+        tx.payee,
+        tx.memo,
+        keyLines(tx.labels, ':', (v: string) => v),
+        keyLines(tx.extensions, ' ', (v: unknown) => JSON.stringify(v)),
+      ]),
+    )
+    await sql`insert into search_documents (n, transaction_id)
+      select ${after} + key + 1, value ->> 0 from json_each(${documents})`.execute(db)
+    await sql`insert into search_text (rowid, description, payee, memo, id, labels, extensions)
+      select ${after} + key + 1, value ->> 1, value ->> 2, value ->> 3, value ->> 0, value ->> 4, value ->> 5
+      from json_each(${documents})`.execute(db)
+  }
+}
+
+/**
+ * A transaction deleted and created again may still have its old document,
+ * until the queue entry its delete left is processed: drop both first. The
+ * queue is short, so this costs a probe of it per id.
+ */
+async function dropStaleDocuments(db: DbExecutor, ids: readonly string[]): Promise<void> {
+  const stale = await sql<{ transaction_id: string }>`
+    delete from search_pending where transaction_id in (select value from json_each(${JSON.stringify(ids)}))
+    returning transaction_id`.execute(db)
+  if (stale.rows.length === 0) return
+  const staleIds = sql`(select value from json_each(${JSON.stringify(stale.rows.map((r) => r.transaction_id))}))`
+  await sql`delete from search_text where rowid in
+    (select n from search_documents where transaction_id in ${staleIds})`.execute(db)
+  await sql`delete from search_documents where transaction_id in ${staleIds}`.execute(db)
 }
 
 /**

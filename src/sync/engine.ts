@@ -6,6 +6,7 @@
 import { configSecrets, redactText } from '../config/index.js'
 import type { ServiceContext } from '../context.js'
 import { Conflict, NotFound } from '../errors.js'
+import { duringBulkWrites } from '../db/bulk.js'
 import type { DbExecutor } from '../db/schema.js'
 import { isoNow } from '../clock.js'
 import type { SecretStore } from '../secrets/store.js'
@@ -211,7 +212,10 @@ export class SyncEngine {
       const started = await Promise.all(wanted.map((s) => isStarted(s, this.sourceContext)))
       const sources = wanted.filter((_, index) => started[index])
       // Side by side (SPEC 1.1); their units of work interleave on the database.
-      await Promise.all(sources.map((source) => this.runSource(source, record)))
+      // One bulk stretch for the whole run: SQLite checkpoints once, at its end.
+      await duringBulkWrites(ctx.db.kysely, () =>
+        Promise.all(sources.map((source) => this.runSource(source, record))),
+      )
       const failed = Object.keys(record.sourceErrors)
       run.status =
         failed.length === 0 ? 'success' : failed.length === sources.length ? 'error' : 'partial'

@@ -41,9 +41,9 @@ const SQLITE_STATEMENTS = [
   `create index transactions_amount_real on transactions (cast(amount as real))`,
   // Amount within a date range (`amount:<-100 date:2024`) from the index alone.
   `create index transactions_date_amount_real on transactions (date, cast(amount as real))`,
-  // New transactions are queued by their one insert path, one statement per
-  // chunk (queueNewDocuments in src/search/indexer.ts): a per-row trigger cost
-  // a third of the raw insert rate. Changes and deletes are rarer: triggers.
+  // New transactions get their documents in the unit that inserts them, in bulk
+  // (insertNewDocuments in src/search/indexer.ts): no trigger on insert. Changes
+  // and deletes are rarer: triggers queue them.
   `create trigger search_transactions_update after update of description, payee, memo on transactions begin
      ${queue('new.id')}
    end`,
