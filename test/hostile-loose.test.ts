@@ -19,6 +19,30 @@ async function start(t: TestContext): Promise<TestAppHandle> {
   return startTestApp(t, { env: { SERVICE_DASHBOARD_TOKEN: TOKEN } })
 }
 
+/** A Cash account holding one manual transaction described as `description`. */
+async function accountWithTransaction(
+  app: TestAppHandle,
+  description: string,
+): Promise<{ account: Json; tx: Json }> {
+  const account = await expectStatus(
+    app,
+    'POST',
+    '/api/v1/accounts',
+    201,
+    { name: 'Cash', currency: 'USD' },
+    auth,
+  )
+  const tx = await expectStatus(
+    app,
+    'POST',
+    '/api/v1/transactions',
+    201,
+    { account_id: account.id, amount: '-1.00', date: '2024-05-01', description },
+    auth,
+  )
+  return { account, tx }
+}
+
 function fieldsOf(problem: Json): string[] {
   return ((problem.errors ?? []) as { field: string }[]).map((e) => e.field)
 }
@@ -318,22 +342,7 @@ test(
 
 test('a lone UTF-16 surrogate anywhere in a body is a 400 naming its path; nothing is written', async (t) => {
   const app = await start(t)
-  const account = await expectStatus(
-    app,
-    'POST',
-    '/api/v1/accounts',
-    201,
-    { name: 'Cash', currency: 'USD' },
-    auth,
-  )
-  const tx = await expectStatus(
-    app,
-    'POST',
-    '/api/v1/transactions',
-    201,
-    { account_id: account.id, amount: '-1.00', date: '2024-05-01', description: 'ok' },
-    auth,
-  )
+  const { account, tx } = await accountWithTransaction(app, 'ok')
   const head = await headSequence(app, auth)
   const cases: Array<[string, string, object, string]> = [
     [
@@ -399,22 +408,7 @@ test('a lone UTF-16 surrogate anywhere in a body is a 400 naming its path; nothi
 
 test('extension and label keys take letters of any script; label keys lower-case the same everywhere', async (t) => {
   const app = await start(t)
-  const account = await expectStatus(
-    app,
-    'POST',
-    '/api/v1/accounts',
-    201,
-    { name: 'Cash', currency: 'USD' },
-    auth,
-  )
-  const tx = await expectStatus(
-    app,
-    'POST',
-    '/api/v1/transactions',
-    201,
-    { account_id: account.id, amount: '-1.00', date: '2024-05-01', description: 'çay' },
-    auth,
-  )
+  const { tx } = await accountWithTransaction(app, 'çay')
   const extensions = { 'custom.ünï.κλειδί': 1, 'custom.日本語': 'x', 'custom.cafe\u0301': true }
   const set = await expectStatus(
     app,

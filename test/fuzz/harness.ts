@@ -311,6 +311,32 @@ export async function eventsSince(app: TestAppHandle, head: string): Promise<str
   return rows.map((r) => String(r.v)).join(', ')
 }
 
+/**
+ * After one request: reads the fingerprint again and, when the request was
+ * refused, reports anything it changed. Answers the fingerprint to compare the
+ * next request against.
+ */
+export async function checkRefusedChangedNothing(
+  app: TestAppHandle,
+  tally: Tally,
+  step: { index: number; refused: boolean; request: string; answer: RawResponse },
+  before: Fingerprint,
+): Promise<Fingerprint> {
+  const after = await fingerprint(app)
+  if (!step.refused) return after
+  const changed = differences(before, after)
+  if (changed.length > 0) {
+    const events = after.head !== before.head ? await eventsSince(app, before.head) : ''
+    tally.find({
+      index: step.index,
+      what: `refused ${tally.door === 'mcp' ? 'call' : 'request'} changed the ledger: ${changed.join('; ')}${events ? ` (events: ${events})` : ''}`,
+      request: step.request,
+      answer: describeAnswer(step.answer),
+    })
+  }
+  return after
+}
+
 /** Waits until no sync run is marked running (a 202 trigger finishes in the background). */
 export async function syncSettled(app: TestAppHandle): Promise<void> {
   const deadline = Date.now() + 10_000

@@ -22,8 +22,7 @@ import {
   answerProblems,
   bearer,
   describeAnswer,
-  differences,
-  eventsSince,
+  checkRefusedChangedNothing,
   fingerprint,
   fuzzSettings,
   refreshPools,
@@ -127,20 +126,17 @@ test(`HTTP fuzz: seeded hostile requests to every OpenAPI operation (seed ${seed
     // 'method' strategy) records its run before answering, and its end (an event)
     // after: wait for it, so that the end is not taken for a later request's write.
     if (res.status < 300) await syncSettled(app)
-    const after = await fingerprint(app)
-    if (res.status >= 400 && res.status < 500) {
-      const changed = differences(current, after)
-      if (changed.length > 0) {
-        const events = after.head !== current.head ? await eventsSince(app, current.head) : ''
-        tally.find({
-          index,
-          what: `refused request changed the ledger: ${changed.join('; ')}${events ? ` (events: ${events})` : ''}`,
-          request: req.printable,
-          answer: describeAnswer(res),
-        })
-      }
-    }
-    current = after
+    current = await checkRefusedChangedNothing(
+      app,
+      tally,
+      {
+        index,
+        refused: res.status >= 400 && res.status < 500,
+        request: req.printable,
+        answer: res,
+      },
+      current,
+    )
   }
   await expectStatus(app, 'GET', '/healthz', 200)
   // The log the API shows is the one the fingerprint read.

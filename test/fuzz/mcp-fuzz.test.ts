@@ -16,8 +16,7 @@ import { jsonText, mcpCase, mcpTransportCase, type McpCase, type ToolSchema } fr
 import {
   answerProblems,
   describeAnswer,
-  differences,
-  eventsSince,
+  checkRefusedChangedNothing,
   fingerprint,
   fuzzSettings,
   problemOf,
@@ -187,20 +186,12 @@ test(`MCP fuzz: seeded hostile calls of every tool over /mcp (seed ${seed})`, as
       tally.find({ index, what, request: req.printable, answer: describeAnswer(res) })
     }
     if (outcome.kind === 'ok') await syncSettled(app)
-    const after = await fingerprint(app)
-    if (outcome.kind === 'refused') {
-      const changed = differences(current, after)
-      if (changed.length > 0) {
-        const events = after.head !== current.head ? await eventsSince(app, current.head) : ''
-        tally.find({
-          index,
-          what: `refused call changed the ledger: ${changed.join('; ')}${events ? ` (events: ${events})` : ''}`,
-          request: req.printable,
-          answer: describeAnswer(res),
-        })
-      }
-    }
-    current = after
+    current = await checkRefusedChangedNothing(
+      app,
+      tally,
+      { index, refused: outcome.kind === 'refused', request: req.printable, answer: res },
+      current,
+    )
   }
   await expectStatus(app, 'GET', '/healthz', 200)
   const summary = tally.summary(`, tool errors with a 5xx problem ${tool5xx}`)
