@@ -10,7 +10,8 @@ import { appendEvents, readEvent, readEventsAfter } from './store.js'
 import { ENTITY_TYPES, EVENT_TYPES, type NewEvent } from './types.js'
 
 const OCCURRED_AT = '2024-02-29T12:00:00Z'
-const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+// Event ids are UUIDv7 (time-ordered, src/events/event-id.ts).
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
 const newEvent = (data: fc.Arbitrary<unknown>): fc.Arbitrary<NewEvent> =>
   fc.record(
@@ -51,7 +52,7 @@ test('an appended event reads back as the same envelope, and its JSON parses bac
             data: JSON.parse(JSON.stringify(event.data)) as unknown,
           }
           if (i > 0) assert.equal(envelope.sequence, appended[i - 1]!.sequence + 1)
-          assert.match(envelope.event_id, UUID_V4)
+          assert.match(envelope.event_id, UUID_V7)
           // Live consumers and replays both read the log: each sees what was appended.
           assert.deepEqual(await readEvent(ctx.db.kysely, envelope.sequence), expected)
           assert.deepEqual(page[i], expected)
