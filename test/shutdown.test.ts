@@ -14,7 +14,19 @@ import { test, type TestContext } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import SqliteDatabase from '../src/db/sqlite-binding.js'
-import { createSchema, dropSchema, dsnWithSchema, ENGINE, POSTGRES_DSN } from './helpers/app.js'
+import { ShuttingDown } from '../src/errors.js'
+import type { IngestTransaction } from '../src/ledger/ingest-batch.js'
+import { mergeBatch, SYNC_UNIT_ROWS } from '../src/sync/merge-batch.js'
+import { zeroCounts } from '../src/sync/runs.js'
+import {
+  createSchema,
+  dropSchema,
+  dsnWithSchema,
+  ENGINE,
+  POSTGRES_DSN,
+  startTestApp,
+} from './helpers/app.js'
+import { createAccount, createTransaction, csvBatch } from './helpers/ledger.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const CLI = join(ROOT, 'src', 'cli.ts')
@@ -221,4 +233,61 @@ test(`SIGTERM during a long search stops coffer serve within 10 s (${ENGINE})`, 
   assert.equal(read.status, 200, await read.text())
   again.child.kill('SIGTERM')
   assert.equal((await again.exited).code, 0, again.output())
+})
+
+test('a closing service answers a search 503 and stops a sync between its units', async (t) => {
+  const app = await startTestApp(t)
+  const acct = await createAccount(app, { name: 'Wallet', currency: 'USD' })
+  await createTransaction(app, {
+    account_id: acct.id,
+    amount: '-4.50',
+    date: '2024-02-29T08:30:00Z',
+    description: 'Coffee',
+  })
+
+  // A sync: the closing signal arrives while the first unit commits; the second never starts.
+  const rows = (from: number): IngestTransaction[] =>
+    Array.from({ length: SYNC_UNIT_ROWS }, (_, i) => ({
+      id: `csv:row-${from + i}`,
+      account_id: 'csv:checking',
+      amount: '-1.00',
+      date: '2024-03-01T00:00:00Z',
+      description: `row ${from + i}`,
+    }))
+  const batch = csvBatch()
+  const units: number[] = []
+  await assert.rejects(
+    mergeBatch(
+      app.ctx,
+      'csv',
+      {
+        organizations: batch.organizations!,
+        accounts: batch.accounts!,
+        transactions: (async function* () {
+          yield rows(0)
+          yield rows(SYNC_UNIT_ROWS)
+          yield rows(2 * SYNC_UNIT_ROWS)
+        })(),
+        summary: () => ({ skipped: 0, warnings: [] }),
+      },
+      zeroCounts(),
+      (merged) => {
+        units.push(merged)
+        app.ctx.signals.beginClosing()
+      },
+    ),
+    ShuttingDown,
+  )
+  assert.deepEqual(units, [SYNC_UNIT_ROWS])
+  const synced = await app.ctx.db.kysely
+    .selectFrom('transactions')
+    .where('source', '=', 'csv')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow()
+  assert.equal(Number(synced.n), SYNC_UNIT_ROWS, 'the committed unit stays, the next never ran')
+
+  // A search that streams through the matcher ends with a 503 problem.
+  const res = await app.request('GET', '/api/v1/transactions/search?q=-tea')
+  assert.equal(res.status, 503, JSON.stringify(res.body))
+  assert.match((res.body as { detail: string }).detail, /shutting down/)
 })
