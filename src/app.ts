@@ -56,7 +56,13 @@ export interface RunningApp {
   sse: SseStreams
   /** Webhook delivery (tests wait on it with whenSettled). */
   webhooks: WebhookDelivery
+  /**
+   * Stops everything, in order (docs/architecture.md "Shutdown"): the closing
+   * signal first, so that long work in flight ends at its next step.
+   */
   close(): Promise<void>
+  /** The step close() is at (null before it starts): what a hard deadline reports. */
+  readonly closingStep: string | null
 }
 
 export async function startApp(options: StartOptions): Promise<RunningApp> {
@@ -112,6 +118,11 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     // (CONTRACT 5), and the CLI installs its signal handlers right after.
     log.info(`listening on ${url}`)
     let closed = false
+    let closingStep: string | null = null
+    const step = (name: string) => {
+      closingStep = name
+      log.info({ step: name }, 'shutdown: step')
+    }
     return {
       url,
       ctx,
@@ -120,17 +131,29 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
       http: app,
       sse,
       webhooks,
+      get closingStep() {
+        return closingStep
+      },
       async close() {
         if (closed) return
         closed = true
+        // A search or a rules run's read phase ends at its next page with a 503,
+        // a sync after its current unit; new requests are answered 503.
+        ctx.signals.beginClosing()
+        step('http: finishing requests, closing streams')
         await app.close()
         // Waits for a sync of this process to finish its run record.
+        step('sync: finishing the current unit and the run record')
         await sync.stop()
         // Before the context closes: in-flight deliveries and the cursor need the database.
+        step('webhooks: finishing deliveries')
         await webhooks.stop()
+        step('event retention and search indexer')
         await retention.stop()
         await searchIndexer.stop()
+        step('database: closing')
         await ctx.close()
+        closingStep = 'done'
       },
     }
   } catch (error) {

@@ -40,6 +40,13 @@ function readConfig(path: string | undefined): LoadResult {
   return loadConfig({ file, env: process.env })
 }
 
+/**
+ * How long a graceful shutdown may take before the process exits anyway; with
+ * the last try at closing the database it stays within CONTRACT's 10 s.
+ */
+const SHUTDOWN_DEADLINE_MS = 9_000
+const SHUTDOWN_CLOSE_DB_MS = 500
+
 async function serve(loaded: LoadResult): Promise<void> {
   const { config } = loaded
   const logger = commandLogger(loaded)
@@ -50,11 +57,32 @@ async function serve(loaded: LoadResult): Promise<void> {
   })
   let stopping = false
   const stop = (signal: string) => {
-    if (stopping) return
+    if (stopping) {
+      // A second signal: the operator does not want to wait.
+      logger.warn({ signal, step: app.closingStep }, 'shutdown: second signal, exiting now')
+      process.exit(1)
+    }
     stopping = true
-    logger.info({ signal }, 'shutting down')
+    logger.info(
+      { signal, deadline_ms: SHUTDOWN_DEADLINE_MS },
+      'shutting down (a second signal exits at once)',
+    )
+    // The bound (docs/architecture.md "Shutdown"): whatever is still running at
+    // the deadline is left; committed data is safe (SQLite WAL, PostgreSQL).
+    setTimeout(() => {
+      logger.error(
+        { step: app.closingStep, deadline_ms: SHUTDOWN_DEADLINE_MS },
+        'shutdown: deadline reached, exiting with work still running',
+      )
+      const exit = () => process.exit(1)
+      setTimeout(exit, SHUTDOWN_CLOSE_DB_MS).unref()
+      app.ctx.db.close().then(exit, exit)
+    }, SHUTDOWN_DEADLINE_MS).unref()
     app.close().then(
-      () => process.exit(0),
+      () => {
+        logger.info('shutdown complete')
+        process.exit(0)
+      },
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed')
         process.exit(1)

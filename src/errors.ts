@@ -51,6 +51,13 @@ export class Unavailable extends ServiceError {
   readonly status = 503
 }
 
+/** 503: the service is closing (SIGTERM); long work in flight stops with this. */
+export class ShuttingDown extends Unavailable {
+  constructor() {
+    super('the service is shutting down')
+  }
+}
+
 /** 429: a limit on this client was reached (failed authentications, open streams). */
 export class TooManyRequests extends ServiceError {
   readonly status = 429

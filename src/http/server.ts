@@ -172,6 +172,11 @@ export async function buildHttpServer(
       throw Invalid.field(where, 'must not contain the NUL character (U+0000)')
     }
   })
+  // While the service closes, an answer in flight ends its connection: a kept-alive
+  // socket would otherwise hold close() until the keep-alive timeout.
+  app.addHook('onSend', async (_request, reply) => {
+    if (ctx.signals.closing.aborted) void reply.header('connection', 'close')
+  })
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched'
     const labels = { method: request.method, route }

@@ -28,7 +28,7 @@ import type { TransactionJson } from '../ledger/json.js'
 import { writeLabelsInUnit } from '../ledger/labels.js'
 import type { UnitOfWork } from '../ledger/unit-of-work.js'
 import { toTransactionsJson } from '../ledger/snapshots.js'
-import { ServiceError } from '../errors.js'
+import { ServiceError, ShuttingDown } from '../errors.js'
 import { matches as matches_, matchingTransactions } from '../search/index.js'
 import { loadSubjects, subjectNeeds } from '../search/subjects.js'
 import { entitiesTouchedAfter, logHead } from '../events/store.js'
@@ -244,7 +244,9 @@ async function runInTwoPhases<T>(
   if (ctx.config.events.enabled && !options.inOnePhase) {
     // The head first: a change that phase 1 may have missed comes after it.
     const since = await logHead(ctx.db.kysely)
-    const matches = await readMatches(ctx.db.kysely, job, yieldToEventLoop, (rule, work) =>
+    // Stops at its next page when the service closes (ShuttingDown, 503).
+    const stream = { pause: yieldToEventLoop, signal: ctx.signals.closing }
+    const matches = await readMatches(ctx.db.kysely, job, stream, (rule, work) =>
       job.isolate ? caught(work) : work().then((value) => ({ ok: true as const, value })),
     )
     read = { since, matches }
@@ -255,7 +257,7 @@ async function runInTwoPhases<T>(
     if (!matches) {
       // Everything again, inside the unit: a failing rule's match is rolled back
       // to a savepoint, so that on PostgreSQL the unit stays usable.
-      matches = await readMatches(uow.trx, job, undefined, (_rule, work) =>
+      matches = await readMatches(uow.trx, job, {}, (_rule, work) =>
         job.isolate ? isolated(uow, work) : work().then((value) => ({ ok: true as const, value })),
       )
     }
@@ -277,7 +279,7 @@ async function caught<T>(work: () => Promise<T>): Promise<Attempt<T>> {
   try {
     return { ok: true, value: await work() }
   } catch (error) {
-    if (isDatabaseUnavailable(error)) throw error
+    if (isDatabaseUnavailable(error) || error instanceof ShuttingDown) throw error
     return { ok: false, error }
   }
 }
@@ -302,11 +304,14 @@ async function isolated<T>(uow: UnitOfWork, work: () => Promise<T>): Promise<Att
   }
 }
 
-/** Loads the job's rules and matches each over the ledger; `pause` is awaited between pages. */
+/**
+ * Loads the job's rules and matches each over the ledger; `stream.pause` is
+ * awaited between pages, `stream.signal` checked there.
+ */
 async function readMatches(
   db: DbExecutor,
   job: Job,
-  pause: (() => Promise<void>) | undefined,
+  stream: { pause?: () => Promise<void>; signal?: AbortSignal },
   attempt: (
     rule: LoadedRule,
     work: () => Promise<Array<{ id: string; pending: boolean }>>,
@@ -324,7 +329,7 @@ async function readMatches(
     // All of a rule's matches, or (when it fails part-way) none of them.
     const found = await attempt(rule, async () => {
       const seen: Array<{ id: string; pending: boolean }> = []
-      for await (const page of matchingTransactions(db, rule.parsed, { pause })) {
+      for await (const page of matchingTransactions(db, rule.parsed, stream)) {
         for (const tx of page) seen.push({ id: tx.id, pending: job.pending(tx, rule) })
       }
       return seen

@@ -20,6 +20,8 @@ import {
 } from './stream.js'
 import { loadSubjects } from './subjects.js'
 
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
 export interface SearchInput extends KeysetPageInput, Omit<TransactionFilter, 'account_id'> {
   q?: string | undefined
 }
@@ -47,6 +49,9 @@ export async function searchTransactions(
   // A cursor is bound to the query text as well as to the filters.
   const page = resolveKeysetPage(input, [transactionListScope('search', filter), text])
   const { limit, offset } = page
+  // A long scan lets other requests run between its pages (SQLite reads are
+  // synchronous) and stops when the service closes (503, docs/architecture.md).
+  const stream = { pause: yieldToEventLoop, signal: ctx.signals.closing }
   const db = ctx.db.kysely
   const narrowing = narrowingFor(db, query)
 
@@ -87,15 +92,18 @@ export async function searchTransactions(
   let total = 0
   const pageRows: TransactionRow[] = []
   if (page.after) {
-    pages: for await (const rows of matchingRows(db, query, filter, { after: page.after })) {
+    pages: for await (const rows of matchingRows(db, query, filter, {
+      ...stream,
+      after: page.after,
+    })) {
       for (const row of rows) {
         pageRows.push(row)
         if (pageRows.length > limit) break pages
       }
     }
-    for await (const rows of matchingRows(db, query, filter)) total += rows.length
+    for await (const rows of matchingRows(db, query, filter, stream)) total += rows.length
   } else {
-    for await (const rows of matchingRows(db, query, filter)) {
+    for await (const rows of matchingRows(db, query, filter, stream)) {
       for (const row of rows) {
         if (total >= offset && pageRows.length <= limit) pageRows.push(row)
         total++

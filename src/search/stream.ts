@@ -8,6 +8,7 @@ import type { DbExecutor } from '../db/schema.js'
 import type { TransactionJson } from '../ledger/json.js'
 import { toTransactionsJson } from '../ledger/snapshots.js'
 import type { TransactionRow } from '../ledger/tables.js'
+import { throwIfClosing } from '../signals.js'
 import {
   filteredTransactions,
   olderThan,
@@ -83,6 +84,11 @@ export interface StreamOptions {
    * yields to the event loop passes one (SQLite reads are synchronous).
    */
   pause?: (() => Promise<void>) | undefined
+  /**
+   * The service's closing signal (ctx.signals.closing): checked between pages,
+   * the stream ends with ShuttingDown (503) once it is aborted.
+   */
+  signal?: AbortSignal | undefined
 }
 
 /** Pages of matching transactions; a page may be shorter than pageSize, never empty. */
@@ -105,8 +111,9 @@ export async function* matchingRows(
   db: DbExecutor,
   query: QueryNode,
   filter: TransactionFilter,
-  { pageSize = DEFAULT_PAGE_SIZE, after, pause }: StreamOptions = {},
+  { pageSize = DEFAULT_PAGE_SIZE, after, pause, signal }: StreamOptions = {},
 ): AsyncIterable<TransactionRow[]> {
+  throwIfClosing(signal)
   let narrowing = narrowingFor(db, query)
   // Rows per database round trip: a bounded candidate set comes in one query
   // (the pre-filter runs once), anything larger in pages.
@@ -139,6 +146,7 @@ export async function* matchingRows(
       const matched = page.filter((_, j) => matches(query, subjects[j]!))
       if (matched.length > 0) yield matched
       if (pause) await pause()
+      throwIfClosing(signal)
     }
     if (rows.length < fetchSize) return
     last = rows[rows.length - 1]

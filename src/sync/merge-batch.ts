@@ -6,6 +6,7 @@
 // transaction.updated + a `synced` version only for a real change.
 import type { ServiceContext } from '../context.js'
 import { ingestBatchInUnit, type IngestHint, type IngestTransaction } from '../ledger/ingest.js'
+import { throwIfClosing } from '../signals.js'
 import type { Batch } from '../sources/source.js'
 import type { SourceCounts } from './runs.js'
 
@@ -32,6 +33,9 @@ export async function mergeBatch(
   // Carried across units: a re-sync's first unit tells the next ones to try its fast path.
   const hint: IngestHint = { mostlyExisting: false }
   const flush = async (rows: IngestTransaction[]): Promise<void> => {
+    // A closing service stops between units: each is all-or-nothing, so every
+    // unit merged so far stays and the next sync resumes (docs/architecture.md).
+    throwIfClosing(ctx.signals.closing)
     const result = await ctx.ledger.mutate((uow) =>
       ingestBatchInUnit(uow, { source, transactions: rows }, hint),
     )
