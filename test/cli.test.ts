@@ -9,7 +9,7 @@ import { after, before, test, type TestContext } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import SqliteDatabase from '../src/db/sqlite-binding.js'
 import pg from 'pg'
-import { createSchema, dropSchema, dsnWithSchema, ENGINE, POSTGRES_DSN } from './helpers/app.js'
+import { ENGINE, POSTGRES_DSN, processSandbox } from './helpers/app.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -56,21 +56,11 @@ interface Sandbox {
 
 /** A temp working directory and a fresh database (SQLite file, or PostgreSQL schema). */
 async function sandbox(t: TestContext): Promise<Sandbox> {
-  const dir = mkdtempSync(join(tmpdir(), 'coffer-cli-'))
-  const dbPath = join(dir, 'nested', 'dir', 'coffer.db')
-  const schema = POSTGRES_DSN ? await createSchema() : null
-  t.after(async () => {
-    if (schema) await dropSchema(schema)
-    rmSync(dir, { recursive: true, force: true })
-  })
-  const env: Record<string, string> = {
-    SERVICE_DATA_DIR: join(dir, 'data'),
-    SERVICE_DATABASE_PATH: dbPath,
-    SERVICE_SYNC_INTERVAL: '0',
-    ...(schema
-      ? { SERVICE_DATABASE_DRIVER: 'postgres', SERVICE_DATABASE_DSN: dsnWithSchema(schema) }
-      : {}),
-  }
+  const { dir, dbPath, schema, env } = await processSandbox(
+    t,
+    'cli',
+    join('nested', 'dir', 'coffer.db'),
+  )
   return {
     dir,
     env,

@@ -7,8 +7,6 @@
 // (tsx), as `npm test` runs everything, on the engine under test.
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
 import { fileURLToPath } from 'node:url'
@@ -18,14 +16,7 @@ import { ShuttingDown } from '../src/errors.js'
 import type { IngestTransaction } from '../src/ledger/ingest-batch.js'
 import { mergeBatch, SYNC_UNIT_ROWS } from '../src/sync/merge-batch.js'
 import { zeroCounts } from '../src/sync/runs.js'
-import {
-  createSchema,
-  dropSchema,
-  dsnWithSchema,
-  ENGINE,
-  POSTGRES_DSN,
-  startTestApp,
-} from './helpers/app.js'
+import { ENGINE, POSTGRES_DSN, processSandbox, startTestApp } from './helpers/app.js'
 import { createAccount, createTransaction, csvBatch } from './helpers/ledger.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -54,22 +45,8 @@ interface Sandbox {
 }
 
 async function sandbox(t: TestContext): Promise<Sandbox> {
-  const dir = mkdtempSync(join(tmpdir(), 'coffer-shutdown-'))
-  const dbPath = join(dir, 'coffer.db')
-  const schema = POSTGRES_DSN ? await createSchema() : null
-  t.after(async () => {
-    if (schema) await dropSchema(schema)
-    rmSync(dir, { recursive: true, force: true })
-  })
-  const env: Record<string, string> = {
-    SERVICE_DATA_DIR: join(dir, 'data'),
-    SERVICE_DATABASE_PATH: dbPath,
-    SERVICE_SYNC_INTERVAL: '0',
-    SERVICE_SERVER_ADDR: '127.0.0.1:0',
-    ...(schema
-      ? { SERVICE_DATABASE_DRIVER: 'postgres', SERVICE_DATABASE_DSN: dsnWithSchema(schema) }
-      : {}),
-  }
+  const { dir, dbPath, schema, env: base } = await processSandbox(t, 'shutdown')
+  const env = { ...base, SERVICE_SERVER_ADDR: '127.0.0.1:0' }
   return {
     env,
     dir,

@@ -150,3 +150,36 @@ export async function startTestApp(
   })
   return handle
 }
+
+/** A temp directory and a fresh database for a `coffer` process, with the environment that points it there. */
+export interface ProcessSandbox {
+  dir: string
+  dbPath: string
+  schema: string | null
+  /** SERVICE_* variables: data dir, database (SQLite file or PostgreSQL schema), no schedule. */
+  env: Record<string, string>
+}
+
+/** Removed (directory and schema) after the test. `dbPath` is relative to the directory. */
+export async function processSandbox(
+  t: TestContext,
+  label: string,
+  dbPath = 'coffer.db',
+): Promise<ProcessSandbox> {
+  const dir = mkdtempSync(join(tmpdir(), `coffer-${label}-`))
+  const schema = POSTGRES_DSN ? await createSchema() : null
+  t.after(async () => {
+    if (schema) await dropSchema(schema)
+    rmSync(dir, { recursive: true, force: true })
+  })
+  const path = join(dir, dbPath)
+  const env: Record<string, string> = {
+    SERVICE_DATA_DIR: join(dir, 'data'),
+    SERVICE_DATABASE_PATH: path,
+    SERVICE_SYNC_INTERVAL: '0',
+    ...(schema
+      ? { SERVICE_DATABASE_DRIVER: 'postgres', SERVICE_DATABASE_DSN: dsnWithSchema(schema) }
+      : {}),
+  }
+  return { dir, dbPath: path, schema, env }
+}
