@@ -152,6 +152,87 @@ export async function updateRowsMatching<T extends keyof Database>(
   return Number(result.numAffectedRows ?? 0n)
 }
 
+/**
+ * Inserts any number of items as multi-row upserts (`on conflict (key) do update`
+ * setting every other column to the new row's), chunked as insertRowsChunked.
+ * No two items may share a key: a statement must not update a row twice.
+ */
+export async function upsertRowsChunked<T extends keyof Database, I>(
+  db: DbExecutor,
+  table: T,
+  key: ReadonlyArray<keyof Database[T] & string>,
+  columns: ReadonlyArray<keyof Database[T] & string>,
+  items: readonly I[],
+  toRow: (item: I) => readonly unknown[],
+): Promise<void> {
+  const postgres = dialectOf(db) === 'postgres'
+  const chunkRows = Math.min(INSERT_CHUNK_ROWS, Math.floor(MAX_PARAMETERS / columns.length))
+  const quoted = (names: readonly string[]) => names.map((n) => `"${n}"`).join(', ')
+  const updated = columns.filter((c) => !key.includes(c))
+  const conflict =
+    ` on conflict (${quoted(key)}) do ` +
+    (updated.length === 0
+      ? 'nothing'
+      : `update set ${updated.map((c) => `"${c}" = excluded."${c}"`).join(', ')}`)
+  for (const chunk of chunksOf(items, chunkRows)) {
+    const parameters: unknown[] = []
+    for (const item of chunk) for (const value of toRow(item)) parameters.push(value)
+    const text = statementText(postgres, table, columns, chunk.length, []) + conflict
+    await db.executeQuery(CompiledQuery.raw(text, parameters))
+  }
+}
+
+/** SQLite statement texts of deleteRowsMatching by table, columns and row count. */
+const deleteTexts = new Map<string, string>()
+/** Tuples per DELETE of deleteRowsMatching on SQLite. */
+const DELETE_CHUNK_TUPLES = 1000
+
+/**
+ * Deletes every row of `table` that equals one of `tuples` (each in `columns`
+ * order, none null) on all of `columns`, in as few statements as the parameter
+ * limit allows; answers how many rows went.
+ */
+export async function deleteRowsMatching<T extends keyof Database>(
+  db: DbExecutor,
+  table: T,
+  columns: readonly MatchColumn[],
+  tuples: ReadonlyArray<readonly unknown[]>,
+): Promise<number> {
+  if (tuples.length === 0) return 0
+  const names = columns.map((c) => `"${c.name}"`).join(', ')
+  let deleted = 0
+  if (dialectOf(db) === 'postgres') {
+    // One array a column, as updateRowsMatching: one statement whatever the count.
+    const arrays = columns.map((c, i) => `$${i + 1}::${c.type}[]`)
+    const text =
+      `delete from "${table}" as t using unnest(${arrays.join(', ')}) as v(${names}) ` +
+      `where ${columns.map((c) => `t."${c.name}" = v."${c.name}"`).join(' and ')}`
+    const result = await db.executeQuery(
+      CompiledQuery.raw(
+        text,
+        columns.map((_, i) => tuples.map((tuple) => tuple[i])),
+      ),
+    )
+    return Number(result.numAffectedRows ?? 0n)
+  }
+  const width = columns.length
+  const rows = Math.min(DELETE_CHUNK_TUPLES, Math.floor(MAX_PARAMETERS / width))
+  for (const chunk of chunksOf(tuples, rows)) {
+    const key = `${table} ${names} ${chunk.length}`
+    let text = deleteTexts.get(key)
+    if (text === undefined) {
+      const tuple = `(${columns.map(() => '?').join(', ')})`
+      text = `delete from "${table}" where (${names}) in (values ${Array.from({ length: chunk.length }, () => tuple).join(', ')})`
+      deleteTexts.set(key, text)
+    }
+    const parameters: unknown[] = []
+    for (const tuple of chunk) for (const value of tuple) parameters.push(value)
+    const result = await db.executeQuery(CompiledQuery.raw(text, parameters))
+    deleted += Number(result.numAffectedRows ?? 0n)
+  }
+  return deleted
+}
+
 /** SQLite while a sync writes: the page cache, in KiB (connect.ts keeps SQLITE_CACHE_KIB otherwise). */
 export const BULK_CACHE_KIB = 64 * 1024
 /**

@@ -3,9 +3,11 @@
 // event per changed key. This is that one writer; labels.ts and extensions.ts
 // supply what differs. New transactions may be born with keys (the insert steps
 // of unit-of-work.ts): their rows go in bulk, their version is the `imported` one.
-import { insertRowsChunked } from '../db/bulk.js'
+// Many transactions at once (a rules run) go through writeKeyedValuesManyInUnit:
+// the same rows, versions and events, a chunk of transactions per statement.
+import { deleteRowsMatching, insertRowsChunked, upsertRowsChunked } from '../db/bulk.js'
 import type { NewEvent } from '../events/types.js'
-import { appendVersions, type Diff } from './history.js'
+import { appendVersions, type Diff, type NewVersion } from './history.js'
 import type { JsonValue, TransactionJson } from './json.js'
 import type { UnitOfWork } from './unit-of-work.js'
 
@@ -90,6 +92,100 @@ export async function writeKeyedValuesInUnit<V extends JsonValue>(
   await appendVersions(uow, [{ transaction_id: id, kind: kind.version, snapshot: after, diff }])
   for (const event of keyEvents(kind, after, diff)) uow.emit(event)
   return after
+}
+
+/** A transaction and the maps it moves to, by field (a field left out stays as it is). */
+export interface KeyedValuesChange {
+  before: TransactionJson
+  next: Partial<Record<KeyedValueKind<JsonValue>['field'], Record<string, JsonValue>>>
+}
+
+/** Transactions written per step of writeKeyedValuesManyInUnit. */
+export const MANY_CHUNK = 500
+
+/**
+ * Moves many transactions' maps, each as writeKeyedValuesInUnit would one kind
+ * after the other in `kinds` order (the second seeing the first's snapshot), a
+ * transaction after the other: the same rows, versions (numbers, snapshots,
+ * diffs) and events in the same order. But a chunk of MANY_CHUNK transactions is
+ * written at once: its removed keys in one DELETE and its set keys in multi-row
+ * upserts per kind, its versions after one lookup of the latest numbers and in
+ * one multi-row insert, then its events. Answers each transaction's snapshot
+ * after the change, in order (its `before` when nothing changed).
+ */
+export async function writeKeyedValuesManyInUnit(
+  uow: UnitOfWork,
+  kinds: ReadonlyArray<KeyedValueKind<JsonValue>>,
+  changes: readonly KeyedValuesChange[],
+): Promise<TransactionJson[]> {
+  const afters: TransactionJson[] = []
+  let chunk: KeyedValuesChange[] = []
+  const ids = new Set<string>()
+  const flush = async () => {
+    for (const after of await writeChunk(uow, kinds, chunk)) afters.push(after)
+    chunk = []
+    ids.clear()
+  }
+  for (const change of changes) {
+    // A transaction met twice starts a new chunk: an upsert sets a row once.
+    if (chunk.length >= MANY_CHUNK || ids.has(change.before.id)) await flush()
+    chunk.push(change)
+    ids.add(change.before.id)
+  }
+  if (chunk.length > 0) await flush()
+  return afters
+}
+
+const ROW_KEY = [
+  { name: 'transaction_id', type: 'text' },
+  { name: 'key', type: 'text' },
+] as const
+
+async function writeChunk(
+  uow: UnitOfWork,
+  kinds: ReadonlyArray<KeyedValueKind<JsonValue>>,
+  chunk: readonly KeyedValuesChange[],
+): Promise<TransactionJson[]> {
+  const removed = kinds.map(() => [] as Array<[id: string, key: string]>)
+  const set = kinds.map(() => [] as Array<[id: string, key: string, value: string]>)
+  const versions: NewVersion[] = []
+  const events: NewEvent[] = []
+  const afters = chunk.map(({ before, next }) => {
+    let snapshot = before
+    for (const [k, kind] of kinds.entries()) {
+      const target = next[kind.field]
+      if (target === undefined) continue
+      const current = snapshot[kind.field] as Record<string, JsonValue>
+      const diff = kind.diff(current, target)
+      if (Object.keys(diff).length === 0) continue
+      const after: TransactionJson = { ...snapshot, [kind.field]: sortedByKey(target) }
+      const id = before.id
+      const prefix = `${kind.field}.`
+      for (const field of Object.keys(diff)) {
+        const key = field.slice(prefix.length)
+        if (!(key in target)) removed[k]!.push([id, key])
+        else set[k]!.push([id, key, kind.store(target[key]!)])
+      }
+      versions.push({ transaction_id: id, kind: kind.version, snapshot: after, diff })
+      for (const event of keyEvents(kind, after, diff)) events.push(event)
+      snapshot = after
+    }
+    return snapshot
+  })
+  for (const [k, kind] of kinds.entries()) {
+    await deleteRowsMatching(uow.trx, kind.table, ROW_KEY, removed[k]!)
+    await upsertRowsChunked(
+      uow.trx,
+      kind.table,
+      ['transaction_id', 'key'],
+      ['transaction_id', 'key', 'value'],
+      set[k]!,
+      (row) => row,
+    )
+  }
+  await appendVersions(uow, versions)
+  for (const event of events) uow.emit(event)
+  return afters
 }
 
 /**

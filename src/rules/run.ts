@@ -23,9 +23,10 @@ import type { ServiceContext } from '../context.js'
 import { chunksOf } from '../db/bulk.js'
 import { isDatabaseUnavailable } from '../db/faults.js'
 import type { DbExecutor } from '../db/schema.js'
-import { writeExtensionsInUnit } from '../ledger/extensions.js'
+import { EXTENSIONS } from '../ledger/extensions.js'
 import type { TransactionJson } from '../ledger/json.js'
-import { writeLabelsInUnit } from '../ledger/labels.js'
+import { writeKeyedValuesManyInUnit } from '../ledger/keyed-values.js'
+import { LABELS } from '../ledger/labels.js'
 import type { UnitOfWork } from '../ledger/unit-of-work.js'
 import { toTransactionsJson } from '../ledger/snapshots.js'
 import { ServiceError, ShuttingDown } from '../errors.js'
@@ -416,12 +417,22 @@ async function recheck(
   return matches
 }
 
-/** Writes the net result on every candidate; answers how many changed. */
+/**
+ * Writes the net result on every candidate, a chunk of loaded transactions at a
+ * time through the ledger's batched keyed-value writer: per transaction, its
+ * labels (a `labeled` version, per-key events) then its extensions (`extended`),
+ * as if written one by one. Answers how many changed.
+ */
 async function writeMatches(uow: UnitOfWork, job: Job, matches: Matches): Promise<number> {
   let changed = 0
-  await forEachLoaded(uow.trx, [...matches.candidates], async (before) => {
-    const matching = matches.matchedBy.get(before.id)!.map((index) => matches.rules[index]!)
-    if (await writeInUnit(uow, before, job.next(before, matching))) changed++
+  await forEachLoaded(uow.trx, [...matches.candidates], async (befores) => {
+    const changes = befores.map((before) => {
+      const matching = matches.matchedBy.get(before.id)!.map((index) => matches.rules[index]!)
+      const next = job.next(before, matching)
+      return { before, next: { labels: next.labels, extensions: next.extensions } }
+    })
+    const afters = await writeKeyedValuesManyInUnit(uow, [LABELS, EXTENSIONS], changes)
+    for (const [i, after] of afters.entries()) if (after !== befores[i]) changed++
   })
   return changed
 }
@@ -447,11 +458,11 @@ export async function previewRule(
   return { matched, would_update: wouldUpdate, transactions }
 }
 
-/** Loads the transactions in chunks (in the given order) and calls `each` on every one. */
+/** Loads the transactions in chunks (in the given order) and calls `each` on every chunk. */
 async function forEachLoaded(
   db: DbExecutor,
   ids: readonly string[],
-  each: (tx: TransactionJson) => Promise<void>,
+  each: (txs: TransactionJson[]) => Promise<void>,
 ): Promise<void> {
   for (const chunk of chunksOf(ids, WRITE_CHUNK)) {
     const rows = await db
@@ -460,20 +471,11 @@ async function forEachLoaded(
       .where(inList(db, 'id', chunk))
       .execute()
     const byId = new Map((await toTransactionsJson(db, rows)).map((tx) => [tx.id, tx]))
+    const txs: TransactionJson[] = []
     for (const id of chunk) {
       const tx = byId.get(id)
-      if (tx) await each(tx)
+      if (tx) txs.push(tx)
     }
+    await each(txs)
   }
-}
-
-/** Moves a transaction to `next` through the ledger's writers; true when anything changed. */
-async function writeInUnit(
-  uow: UnitOfWork,
-  before: TransactionJson,
-  next: KeyedValues,
-): Promise<boolean> {
-  const labeled = await writeLabelsInUnit(uow, before, next.labels)
-  const extended = await writeExtensionsInUnit(uow, labeled, next.extensions)
-  return extended !== before
 }
