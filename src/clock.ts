@@ -35,3 +35,8 @@ export function formatInstant(date: Date): string {
 export function isoNow(clock: Clock): string {
   return formatInstant(clock.now())
 }
+
+/** Lets the event loop turn (timers, I/O, other requests) before going on with long work. */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve))
+}

@@ -10,6 +10,7 @@
 // as U+FFFD while the response and the event echoed what was sent.
 import secureJson from 'secure-json-parse'
 import { closingQuote, JSON_DEPTH_DETAIL, jsonTextTooDeep } from '../schemas/json-depth.js'
+import { loneSurrogateIn, wellFormed } from '../schemas/unicode.js'
 
 export class JsonBodyError extends SyntaxError {}
 
@@ -49,7 +50,7 @@ export function parseJsonBody(text: string): unknown {
   const malformed = findLoneSurrogate(value)
   if (malformed !== null) {
     // The path may itself hold the surrogate (a key): it is shown as U+FFFD.
-    const where = malformed.path === '' ? 'the body' : malformed.path.replace(/\p{Cs}/gu, '\uFFFD')
+    const where = malformed.path === '' ? 'the body' : wellFormed(malformed.path)
     throw new LoneSurrogateError(
       `${where} holds a lone UTF-16 surrogate (U+${malformed.unit}); send well-formed Unicode`,
     )
@@ -57,15 +58,12 @@ export function parseJsonBody(text: string): unknown {
   return value
 }
 
-// With the u flag, \p{Cs} matches only a surrogate that is not half of a pair.
-const LONE_SURROGATE = /\p{Cs}/u
-
 /** The first string or key (by its dotted path) holding a lone surrogate. A loop: depth is bounded already, but nothing here recurses. */
 function findLoneSurrogate(value: unknown): { path: string; unit: string } | null {
   const stack: Array<{ item: unknown; path: string }> = [{ item: value, path: '' }]
   const check = (text: string, path: string) => {
-    const match = LONE_SURROGATE.exec(text)
-    return match ? { path, unit: match[0].charCodeAt(0).toString(16).toUpperCase() } : null
+    const unit = loneSurrogateIn(text)
+    return unit === null ? null : { path, unit }
   }
   while (stack.length > 0) {
     const { item, path } = stack.pop()!

@@ -9,6 +9,7 @@
 // SSE_STALL_TIMEOUT_MS.
 import type { ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { yieldToEventLoop } from '../clock.js'
 import type { ServiceContext } from '../context.js'
 import { Invalid, TooManyRequests } from '../errors.js'
 import { followEvents } from '../events/follow.js'
@@ -199,7 +200,7 @@ export async function streamEvents(
         // such turn: a socket that drains as fast as it is written can keep
         // the loop in its I/O phase for the whole replay.
         sinceYield = 0
-        await new Promise<void>((resolve) => setImmediate(resolve))
+        await yieldToEventLoop()
       }
     }
   } catch (error) {

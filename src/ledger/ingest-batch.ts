@@ -1,5 +1,6 @@
 // What a source hands the ledger (DESIGN "A source"): a batch in neutral form,
 // and what merging it answers. The merge itself is ingest.ts.
+import { wellFormed } from '../schemas/unicode.js'
 
 export interface IngestOrganization {
   id: string
@@ -47,16 +48,14 @@ export interface IngestHint {
   mostlyExisting: boolean
 }
 
-// With the u flag, \p{Cs} matches only a surrogate that is not half of a pair.
-const LONE_SURROGATE = /\p{Cs}/u
-const LONE_SURROGATES = /\p{Cs}/gu
-
 function wellFormedRecord<T extends object>(record: T): T {
   let copy: T | null = null
   for (const [key, value] of Object.entries(record)) {
-    if (typeof value !== 'string' || !LONE_SURROGATE.test(value)) continue
+    if (typeof value !== 'string') continue
+    const fixed = wellFormed(value)
+    if (fixed === value) continue
     copy ??= { ...record }
-    ;(copy as Record<string, unknown>)[key] = value.replace(LONE_SURROGATES, '\uFFFD')
+    ;(copy as Record<string, unknown>)[key] = fixed
   }
   return copy ?? record
 }

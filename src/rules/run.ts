@@ -19,6 +19,7 @@
 // ledger that records no events, makes phase 2 do the whole run inside the unit,
 // as one phase: slower for writers, never wrong.
 import { sql } from 'kysely'
+import { yieldToEventLoop } from '../clock.js'
 import type { ServiceContext } from '../context.js'
 import { chunksOf } from '../db/bulk.js'
 import { isDatabaseUnavailable } from '../db/faults.js'
@@ -228,8 +229,6 @@ interface Outcome {
   changed: number
   failed: RuleFailure[]
 }
-
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
 /**
  * The two phases (see the top of this file): `finish` runs last in the write

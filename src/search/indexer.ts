@@ -9,6 +9,7 @@
 // the queue only holds what was edited in the last moments. PostgreSQL needs
 // none of this: its trigram indexes are maintained by the database.
 import { sql } from 'kysely'
+import { yieldToEventLoop } from '../clock.js'
 import type { ServiceContext } from '../context.js'
 import { chunksOf } from '../db/bulk.js'
 import { buildsSearchDocuments } from '../db/dialect.js'
@@ -141,7 +142,7 @@ export async function indexAllQueuedDocuments(ledger: Pick<Ledger, 'mutate'>): P
     total += done
     if (done < SEARCH_INDEX_BATCH) return total
     // Let requests and ledger writes in between batches.
-    await new Promise((resolve) => setImmediate(resolve))
+    await yieldToEventLoop()
   }
 }
 

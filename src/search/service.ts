@@ -1,4 +1,5 @@
 // GET /transactions/search and the search_transactions MCP tool (CONTRACT 7).
+import { yieldToEventLoop } from '../clock.js'
 import type { ServiceContext } from '../context.js'
 import type { TransactionJson } from '../ledger/json.js'
 import { toTransactionsJson } from '../ledger/snapshots.js'
@@ -19,8 +20,6 @@ import {
   searchTuning,
 } from './stream.js'
 import { loadSubjects } from './subjects.js'
-
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
 export interface SearchInput extends KeysetPageInput, Omit<TransactionFilter, 'account_id'> {
   q?: string | undefined
