@@ -18,14 +18,22 @@ const RUNS = Number(process.env.COFFER_BENCH_SEARCH_RUNS ?? 15)
 const BROAD_RUNS = 3
 const SCAN_PAGE = 2000
 
+// The query mix of issue 16 (target: every p50 under 300 ms on SQLite at 1M
+// rows), then the selective queries of issue 8 (p50 under 100 ms).
 const QUERIES: Array<{ q: string; selective: boolean }> = [
+  { q: 'coffee', selective: false },
+  { q: 'coffee -starbucks', selective: false },
+  { q: 'NOT label:category=food', selective: false },
+  { q: 'amount:-100..-50', selective: false },
+  { q: 'date:2023-05', selective: false },
+  { q: 'starbucks seattle amount:<-15', selective: false },
+  { q: 'netflix OR spotify OR comcast', selective: false },
   { q: 'walgreens', selective: true },
   { q: 'amount:<-100 date:2024', selective: true },
   { q: 'label:category=food', selective: true },
   { q: 'ext:tax.deductible=true', selective: true },
   { q: 'label:trip=paris OR ext:tax.rate=7', selective: true },
   { q: 'walgreens -label:category=food', selective: true },
-  { q: 'NOT label:category=food', selective: false },
   { q: 'card -walgreens', selective: false },
 ]
 
@@ -81,8 +89,26 @@ export async function benchSearch(): Promise<void> {
     console.log(
       `  scan baseline: loading every row ${(loadMs / 1000).toFixed(1)} s, plus the matcher per query`,
     )
+    // The issue's baseline: a raw SQLite full scan of the same table.
+    const rawTimes: number[] = []
+    for (let run = 0; run < 5; run++) {
+      rawTimes.push(
+        (
+          await timed(async () =>
+            ctx.db.kysely
+              .selectFrom('transactions')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('description', 'like', '%coffee%')
+              .executeTakeFirstOrThrow(),
+          )
+        ).ms,
+      )
+    }
+    rawTimes.sort((a, b) => a - b)
+    const raw = percentile(rawTimes, 50)
+    console.log(`  raw full scan (description LIKE '%coffee%', count): p50 ${raw.toFixed(0)} ms`)
     console.log(
-      `  ${'query'.padEnd(40)} ${'total'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)} ${'scan ms'.padStart(9)} ${'scan/p50'.padStart(9)}`,
+      `  ${'query'.padEnd(40)} ${'total'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)} ${'scan ms'.padStart(9)} ${'scan/p50'.padStart(9)} ${'p50/raw'.padStart(8)}`,
     )
     for (let i = 0; i < QUERIES.length; i++) {
       const { q, selective } = QUERIES[i]!
@@ -99,12 +125,20 @@ export async function benchSearch(): Promise<void> {
       const p50 = percentile(times, 50)
       const scan = loadMs + matchMs[i]!
       const ratio = scan / p50
-      const verdict = selective ? (ratio >= 20 && p50 < 100 ? 'ok' : 'MISSES TARGET') : '(broad)'
+      const verdict = selective
+        ? ratio >= 20 && p50 < 100
+          ? 'ok'
+          : 'MISSES TARGET'
+        : p50 < 300
+          ? 'ok'
+          : 'MISSES TARGET'
       console.log(
-        `  ${q.padEnd(40)} ${String(total).padStart(8)} ${p50.toFixed(1).padStart(8)} ${percentile(times, 95).toFixed(1).padStart(8)} ${scan.toFixed(0).padStart(9)} ${`${ratio.toFixed(0)}×`.padStart(9)}  ${verdict}`,
+        `  ${q.padEnd(40)} ${String(total).padStart(8)} ${p50.toFixed(1).padStart(8)} ${percentile(times, 95).toFixed(1).padStart(8)} ${scan.toFixed(0).padStart(9)} ${`${ratio.toFixed(0)}×`.padStart(9)} ${`${(p50 / raw).toFixed(2)}×`.padStart(8)}  ${verdict}`,
       )
     }
-    console.log('  target (selective, SQLite): scan/p50 ≥ 20×, p50 < 100 ms')
+    console.log(
+      '  targets (SQLite): the mix p50 < 300 ms; selective scan/p50 ≥ 20× and p50 < 100 ms',
+    )
   } finally {
     await ctx.close()
     await db.dispose().catch(() => {})

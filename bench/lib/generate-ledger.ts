@@ -2,9 +2,10 @@
 // SQL into a database the real migrations built. Deterministic (a seeded
 // generator): the same rows every run, so figures compare across runs.
 //
-// Shape, per row: one of 200 merchants as payee and in the description
-// ("Card purchase at <merchant> #<n>"; each of the 20 named merchants such as
-// Walgreens is on 0.25% of rows); a date spread over 2015–2024; an amount
+// Shape, per row: one of 200 merchants as payee and in the description with one
+// of 10 cities ("Card purchase at <merchant>, <city> #<n>"; each of the 20 named
+// merchants such as Walgreens is on 0.25% of rows, a coffee shop on about 13%,
+// Seattle on 10%: the query mix of issue 16); a date spread over 2015–2024; an amount
 // mostly between -100 and 100 (about 5% below -100); a `category` label on 70%
 // of rows (12 values), a `trip` label on 2%; extension `tax.deductible` on 10%
 // (true on a third of those), `tax.rate` on 5%. Three accounts.
@@ -45,13 +46,24 @@ const MERCHANT_STEMS = [
   'Trader Joes',
   'Safeway',
   'Home Depot',
-  'Best Buy',
+  'Comcast',
 ]
-/** 200 merchants: 20 named ones (each on 0.25% of rows) and 180 `Shop <n>` for the rest. */
-export const MERCHANTS: readonly string[] = [
-  ...MERCHANT_STEMS,
-  ...Array.from({ length: 180 }, (_, i) => `Shop ${i}`),
-]
+/** The shops: about one in seven is a coffee shop. */
+const SHOPS = Array.from({ length: 180 }, (_, i) => (i < 25 ? `Corner Coffee ${i}` : `Shop ${i}`))
+export const CITIES = [
+  'Seattle',
+  'Portland',
+  'Austin',
+  'Boston',
+  'Denver',
+  'Chicago',
+  'Miami',
+  'Phoenix',
+  'Atlanta',
+  'Dallas',
+] as const
+/** 200 merchants: 20 named ones (each on 0.25% of rows) and 180 shops for the rest. */
+export const MERCHANTS: readonly string[] = [...MERCHANT_STEMS, ...SHOPS]
 
 function merchantOf(rand: () => number): string {
   return rand() < 0.05
@@ -142,7 +154,7 @@ export function generateLedger(path: string, options: { rows: number; seed?: num
           ACCOUNTS[Math.floor(rand() * ACCOUNTS.length)]!.id,
           amountOf(rand),
           dateOf(rand),
-          `Card purchase at ${merchant} #${i}`,
+          `Card purchase at ${merchant}, ${CITIES[Math.floor(rand() * CITIES.length)]!} #${i}`,
           merchant,
           rand() < 0.1 ? `memo ${i % 1000}` : null,
           rand() < 0.01 ? 1 : 0,

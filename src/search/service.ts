@@ -1,6 +1,8 @@
 // GET /transactions/search and the search_transactions MCP tool (CONTRACT 7).
 import { yieldToEventLoop } from '../clock.js'
+import type { Logger } from 'pino'
 import type { ServiceContext } from '../context.js'
+import type { DbExecutor } from '../db/schema.js'
 import type { TransactionJson } from '../ledger/json.js'
 import { toTransactionsJson } from '../ledger/snapshots.js'
 import type { TransactionRow } from '../ledger/tables.js'
@@ -33,10 +35,20 @@ export interface SearchResult {
   next_cursor: string | null
 }
 
-export async function searchTransactions(
-  ctx: ServiceContext,
-  input: SearchInput,
-): Promise<SearchResult> {
+/** What a search reads with: a database handle (the service's, or a read pool worker's own). */
+export interface SearchDeps {
+  db: DbExecutor
+  log: Pick<Logger, 'error'>
+  /** The service's closing signal: a long search ends with ShuttingDown (503) once aborted. */
+  closing?: AbortSignal | undefined
+}
+
+export function searchTransactions(ctx: ServiceContext, input: SearchInput): Promise<SearchResult> {
+  return searchWith({ db: ctx.db.kysely, log: ctx.log, closing: ctx.signals.closing }, input)
+}
+
+/** One search over `deps.db`; see searchTransactions. */
+export async function searchWith(deps: SearchDeps, input: SearchInput): Promise<SearchResult> {
   const text = input.q ?? ''
   const query = parseQueryText(text)
   const filter: TransactionFilter = {
@@ -50,8 +62,8 @@ export async function searchTransactions(
   const { limit, offset } = page
   // A long scan lets other requests run between its pages (SQLite reads are
   // synchronous) and stops when the service closes (503, docs/architecture.md).
-  const stream = { pause: yieldToEventLoop, signal: ctx.signals.closing }
-  const db = ctx.db.kysely
+  const stream = { pause: yieldToEventLoop, signal: deps.closing }
+  const db = deps.db
   const narrowing = narrowingFor(db, query)
 
   if (narrowing.exact) {
@@ -82,7 +94,7 @@ export async function searchTransactions(
         next_cursor,
       }
     }
-    ctx.log.error({ query: text }, 'search: exact pre-filter disagreed with the matcher')
+    deps.log.error({ query: text }, 'search: exact pre-filter disagreed with the matcher')
   }
 
   // Count every match; load in full only the rows of the page (and one more, to
