@@ -19,8 +19,8 @@
 /** Layers from the bottom up: a name for the messages, and the paths they hold. */
 const LAYERS = [
   {
-    name: 'L0 foundation (config/, schemas/, errors, log, metrics, clock, async-lock, page, signals)',
-    path: '^src/(config/|schemas/|(errors|log|metrics|clock|async-lock|page|signals)\\.ts$)',
+    name: 'L0 foundation (config/, schemas/, errors, log, metrics, clock, async-lock, page, signals, decimal)',
+    path: '^src/(config/|schemas/|(errors|log|metrics|clock|async-lock|page|signals|decimal)\\.ts$)',
   },
   { name: 'L1 db/', path: '^src/db/' },
   { name: 'L2 events/', path: '^src/events/' },

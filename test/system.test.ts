@@ -6,7 +6,7 @@ import { test } from 'node:test'
 import type { Route } from '../src/http/route.js'
 import { ROUTES } from '../src/http/routes.js'
 import { buildHttpServer } from '../src/http/server.js'
-import { AMOUNT_MAX_LENGTH, AMOUNT_PATTERN } from '../src/ledger/decimal.js'
+import { AMOUNT_MAX_LENGTH, AMOUNT_PATTERN } from '../src/decimal.js'
 import { ENGINE, startTestApp, type TestAppHandle, type TestResponse } from './helpers/app.js'
 
 function assertProblem(res: TestResponse, status: number): void {

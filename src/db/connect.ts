@@ -17,6 +17,7 @@ import {
 } from 'kysely'
 import pg from 'pg'
 import type { Logger } from 'pino'
+import { compareDecimal } from '../decimal.js'
 import type { Database } from './schema.js'
 import SqliteDatabase, { type SqliteConnection, type SqliteStatement } from './sqlite-binding.js'
 
@@ -70,12 +71,8 @@ function openSqlite(options: DatabaseOptions): Db {
     }
   }
   sqlite.pragma('synchronous = NORMAL')
-  sqlite.pragma('busy_timeout = 5000')
   sqlite.pragma('foreign_keys = ON')
-  // better-sqlite3 builds SQLite with a 16 MB page cache; past a few hundred
-  // thousand rows the indexes of random keys (csv:<hash>) miss it on most inserts.
-  // Twice that made a 100k-row import ~20% faster for ~20 MiB more memory.
-  sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`)
+  prepareSqliteConnection(sqlite)
   const kysely = new Kysely<Database>({
     dialect: new WriterSqliteDialect({ database: withStatementCache(sqlite) }),
   })
@@ -86,6 +83,26 @@ function openSqlite(options: DatabaseOptions): Db {
     close: () => kysely.destroy(),
   }
 }
+
+/**
+ * What every SQLite connection of the service needs, the writer's and any
+ * reader's: the lock wait, the page cache and Coffer's SQL functions.
+ */
+export function prepareSqliteConnection(sqlite: SqliteConnection): void {
+  sqlite.pragma('busy_timeout = 5000')
+  // better-sqlite3 builds SQLite with a 16 MB page cache; past a few hundred
+  // thousand rows the indexes of random keys (csv:<hash>) miss it on most inserts.
+  // Twice that made a 100k-row import ~20% faster for ~20 MiB more memory.
+  sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`)
+  // SQLite has no exact decimal type: search compares amounts with the very
+  // function the matcher uses (src/decimal.ts), where a double cannot decide.
+  sqlite.function(COMPARE_DECIMAL_SQL, { deterministic: true }, (a: unknown, b: unknown) =>
+    compareDecimal(String(a), String(b)),
+  )
+}
+
+/** SQLite: coffer_compare_decimal(a, b) is -1, 0 or 1 as the decimal text a is below, at or above b. */
+export const COMPARE_DECIMAL_SQL = 'coffer_compare_decimal'
 
 // Several processes may write one SQLite file (`coffer serve` beside a `coffer
 // sync` from cron). A deferred BEGIN reads first and asks for the write lock at

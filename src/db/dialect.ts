@@ -11,7 +11,7 @@ export function caseInsensitiveLike(db: DbExecutor): RawBuilder<unknown> {
 
 /**
  * Whether `cast(text as <number>)` compares decimal amounts exactly (PostgreSQL
- * numeric), so SQL agrees with ledger/decimal.ts. SQLite casts to a double (REAL),
+ * numeric), so SQL agrees with decimal.ts. SQLite casts to a double (REAL),
  * which can only narrow: the matcher decides.
  */
 export function comparesDecimalsExactly(db: DbExecutor): boolean {

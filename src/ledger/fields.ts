@@ -1,7 +1,7 @@
 // Field checks shared by every door that writes ledger rows: the schema checks
 // JSON types, these check the values (CONTRACT 6 amount syntax, SPEC 2.2 dates).
 import { Invalid } from '../errors.js'
-import { normalizeAmount } from './decimal.js'
+import { normalizeAmount } from '../decimal.js'
 import { parseInstant } from './time.js'
 
 export const TEXT_FIELD_MAX = 4096

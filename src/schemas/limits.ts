@@ -2,7 +2,7 @@
 // here, in plain values, so that a service (and a command such as `coffer sync`,
 // which never validates a request) need not load the schema library for them.
 
-/** CONTRACT 6: the amount syntax accepted on input; ledger/decimal.ts parses by it. */
+/** CONTRACT 6: the amount syntax accepted on input; decimal.ts parses by it. */
 export const DECIMAL_INPUT_PATTERN = '^[+-]?(\\d+(\\.\\d*)?|\\.\\d+)$'
 export const DECIMAL_INPUT_MAX_CHARS = 64
 

@@ -2,7 +2,7 @@
 // Every door and the database path end here: the database only narrows the
 // candidates, this decides. Text compares lower-cased (toLowerCase), amounts as
 // exact decimals (decimal.ts), instants as fixed-width UTC text.
-import { compareDecimal } from '../ledger/decimal.js'
+import { compareDecimal } from '../decimal.js'
 import type { JsonValue, TransactionJson } from '../ledger/json.js'
 import type { Interval, KeyedOp, QueryNode, TextField } from './ast.js'
 

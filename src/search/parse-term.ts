@@ -2,7 +2,7 @@
 // for the fields of CONTRACT 7. Values are checked and normalized here, so a bad
 // amount or date is a QueryError naming where it is.
 import { canonicalLabelKey } from '../ledger/labels.js'
-import { normalizeAmount } from '../ledger/decimal.js'
+import { normalizeAmount } from '../decimal.js'
 import { parseInstant } from '../ledger/time.js'
 import type { Bound, ExactField, Interval, KeyedOp, QueryNode, TextField } from './ast.js'
 import { QueryError } from './query-error.js'

@@ -3,7 +3,7 @@
 // `connections`, `conn_id` per account). Ids: the feed's transaction ids are
 // unique only within an account, so rows are `aggregator:<account>:<transaction>`.
 import type { IngestAccount, IngestOrganization, IngestTransaction } from '../../ledger/ingest.js'
-import { normalizeAmount } from '../../ledger/decimal.js'
+import { normalizeAmount } from '../../decimal.js'
 import { parseInstant } from '../../ledger/time.js'
 
 export interface FeedPage {

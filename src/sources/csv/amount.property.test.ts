@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
 import { holds } from '../../../test/helpers/property.js'
-import { normalizeAmount } from '../../ledger/decimal.js'
+import { normalizeAmount } from '../../decimal.js'
 import { cleanAmount, creditMinusDebit } from './amount.js'
 
 const DIGIT = fc.constantFrom(...'0123456789')

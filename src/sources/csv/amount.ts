@@ -2,8 +2,8 @@
 // converted: '$', thousands separators (',': the decimal separator is '.') and
 // '+' are stripped, surrounding parentheses mean negative, and every other
 // character is kept ("12.50" stays "12.50"). Debit and credit combine with exact
-// decimal arithmetic (ledger/decimal.ts), never a float.
-import { normalizeAmount, subtractDecimalKeepingScale } from '../../ledger/decimal.js'
+// decimal arithmetic (decimal.ts), never a float.
+import { normalizeAmount, subtractDecimalKeepingScale } from '../../decimal.js'
 
 /** The stored amount of one cell, or null when it is not an amount. */
 export function cleanAmount(cell: string): string | null {

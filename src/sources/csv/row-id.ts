@@ -1,7 +1,7 @@
 // The id of a CSV row (SPEC 1.3 rule 2): the dedup key, so it must never change
 // between versions. docs/csv.md states the exact recipe; row-id.test.ts pins it.
 import { hash } from 'node:crypto'
-import { formatScaled, parseDecimal } from '../../ledger/decimal.js'
+import { formatScaled, parseDecimal } from '../../decimal.js'
 
 export interface RowIdentity {
   account_id: string

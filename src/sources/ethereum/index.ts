@@ -5,7 +5,7 @@
 import { REDACTED, type Config } from '../../config/index.js'
 import type { ServiceContext } from '../../context.js'
 import { findAccountRow } from '../../ledger/accounts.js'
-import { formatUnits } from '../../ledger/decimal.js'
+import { formatUnits } from '../../decimal.js'
 import type { IngestAccount, IngestTransaction } from '../../ledger/ingest.js'
 import type { Batch, Skip, Source, SourceContext, SourceState } from '../source.js'
 import {

@@ -1,7 +1,7 @@
 // One explorer transaction record, as seen from one watched address, turned into
 // a ledger row (SPEC 1.2 rules 2-5). Amounts are computed on wei in BigInt and
 // written as exact ETH text, never through a float.
-import { formatUnits } from '../../ledger/decimal.js'
+import { formatUnits } from '../../decimal.js'
 import type { IngestTransaction } from '../../ledger/ingest.js'
 import { parseInstant } from '../../ledger/time.js'
 

@@ -2,7 +2,7 @@
 // digits go straight into a BigInt scaled by a power of ten, so there is no
 // rounding anywhere between the request body and the database.
 
-import { DECIMAL_INPUT_MAX_CHARS, DECIMAL_INPUT_PATTERN } from '../schemas/limits.js'
+import { DECIMAL_INPUT_MAX_CHARS, DECIMAL_INPUT_PATTERN } from './schemas/limits.js'
 
 /** Plain decimal notation only: no exponent, no grouping, no whitespace, ASCII digits. */
 export const AMOUNT_PATTERN = new RegExp(DECIMAL_INPUT_PATTERN)

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
-import { holds } from '../../test/helpers/property.js'
+import { holds } from '../test/helpers/property.js'
 import {
   AMOUNT_MAX_LENGTH,
   addDecimal,
