@@ -23,6 +23,7 @@ import {
   searchTransactions,
   type MatchSubject,
 } from '../src/search/index.js'
+import { searchWith, type SearchPlan } from '../src/search/service.js'
 import { searchTuning } from '../src/search/stream.js'
 import { loadSubjects } from '../src/search/subjects.js'
 import { indexAllQueuedDocuments } from '../src/search/indexer.js'
@@ -39,6 +40,26 @@ async function walkByCursor(ctx: ServiceContext, q: string, limit: number): Prom
     cursor = page.next_cursor
   }
   throw new Error(`cursor walk of ${q} did not end`)
+}
+
+/**
+ * A search through searchWith that fails the test if the database's exact
+ * answer ever disagreed with the matcher (the service would fall back and
+ * log), and tallies how each search ran.
+ */
+function observedSearch(ctx: ServiceContext, plans: Record<SearchPlan, number>) {
+  return (input: Parameters<typeof searchWith>[1]) =>
+    searchWith(
+      {
+        db: ctx.db.kysely,
+        log: {
+          error: (context: unknown, message?: string) =>
+            assert.fail(`${message}: ${JSON.stringify(context)}`),
+        },
+        onPlan: (plan) => plans[plan]++,
+      },
+      input,
+    )
 }
 
 // mulberry32: a small seeded generator, so a failure can be replayed.
@@ -78,6 +99,9 @@ const WORDS = [
   'x-ray',
   'pay',
   'payee',
+  'ſtarbucks',
+  'Starbucks',
+  'seattle',
 ]
 const AMOUNTS = [
   '0',
@@ -132,6 +156,11 @@ const EXT_VALUES: unknown[] = [
   { a: 'K' },
   [1, 'k'],
   '',
+  'a\tb',
+  'x\u0001',
+  'line\nbreak',
+  'İstanbul',
+  'ſtar',
 ]
 
 function pick<T>(rand: () => number, items: readonly T[]): T {
@@ -233,7 +262,7 @@ function atom(rand: () => number, ids: readonly string[]): string {
   const extValue = () => {
     const v = pick(rand, EXT_VALUES)
     const text = typeof v === 'string' ? v : JSON.stringify(v)
-    return text.replaceAll('"', '')
+    return text.replaceAll('"', '').replace(/[\u0000-\u001f]/g, '')
   }
   switch (Math.floor(rand() * 15)) {
     case 0:
@@ -335,6 +364,11 @@ test('narrowed search returns exactly what the matcher returns over every row', 
     '"a_b"',
     '100%',
   )
+  // Needles the old documents matched across an extension's key and value, or
+  // inside a JSON escape; U+017F, which FTS5 folds to "s".
+  fixed.push('u0001', '"rate 10"', '"deductible true"', 'nbreak', 'starbucks', 'tar', 'stanbul')
+  const plans: Record<SearchPlan, number> = { sql: 0, matcher: 0 }
+  const search = observedSearch(ctx, plans)
   const saved = { ...searchTuning }
   let nonEmpty = 0
   for (let i = 0; i < 400 + fixed.length; i++) {
@@ -342,13 +376,14 @@ test('narrowed search returns exactly what the matcher returns over every row', 
     const query = parseQuery(q)
     const expected = subjects.filter((s) => matches(query, s)).map((s) => s.transaction.id)
     if (expected.length > 0 && expected.length < subjects.length) nonEmpty++
-    const found = await searchTransactions(ctx, { q, limit: 1000 })
+    const found = await search({ q, limit: 1000 })
     assert.deepEqual(
       found.transactions.map((tx) => tx.id),
       expected,
       `search: ${q}`,
     )
     assert.equal(found.total, expected.length, `total: ${q}`)
+    assert.equal(found.total_is_lower_bound, false)
     const streamed: string[] = []
     for await (const page of matchingTransactions(ctx.db.kysely, query, { pageSize: 7 })) {
       streamed.push(...page.map((tx) => tx.id))
@@ -367,13 +402,13 @@ test('narrowed search returns exactly what the matcher returns over every row', 
     const q = fixed[i] ?? randomQuery(rand, ids)
     const query = parseQuery(q)
     const expected = subjects.filter((s) => matches(query, s)).map((s) => s.transaction.id)
-    const found = await searchTransactions(ctx, { q, limit: 1000 })
+    const found = await search({ q, limit: 1000 })
     assert.deepEqual(
       found.transactions.map((tx) => tx.id),
       expected,
       `search (tuned): ${q}`,
     )
-    const page = await searchTransactions(ctx, { q, limit: 5, offset: 3 })
+    const page = await search({ q, limit: 5, offset: 3 })
     assert.deepEqual(
       page.transactions.map((tx) => tx.id),
       expected.slice(3, 8),
@@ -386,4 +421,98 @@ test('narrowed search returns exactly what the matcher returns over every row', 
   }
   // The generator must produce selective queries, or the test proves little.
   assert.ok(nonEmpty > 100, `only ${nonEmpty} selective queries`)
+  // Most queries are decided in SQL (the rest: non-ASCII or short needles,
+  // `~`, wide ORs), or the equality above says little about the pushed-down path.
+  const share = plans.sql / (plans.sql + plans.matcher)
+  assert.ok(share > (ENGINE === 'sqlite' ? 0.5 : 0.3), `only ${(share * 100).toFixed(0)}% in SQL`)
+
+  // Writes the indexer has not caught up with: the queued documents are
+  // decided by the matcher, the rest in SQL, and the answers stay exact.
+  for (const id of [...ids.slice(40, 60), ...ids.slice(60, 75)]) {
+    const roll = rand()
+    const manual = !id.startsWith('csv:')
+    if (roll < 0.4 && manual) await updateTransaction(ctx, id, { description: sentence(rand) })
+    else if (roll < 0.7) await setTransactionLabels(ctx, id, { merchant: pick(rand, LABEL_VALUES) })
+    else await setTransactionExtensions(ctx, id, { 'custom.app.note': pick(rand, EXT_VALUES) })
+  }
+  if (ENGINE === 'sqlite') {
+    const queued = await sql<{ n: number }>`select count(*) as n from search_pending`.execute(
+      ctx.db.kysely,
+    )
+    assert.ok(queued.rows[0]!.n > 10)
+  }
+  const edited = await ctx.db.kysely
+    .selectFrom('transactions')
+    .selectAll()
+    .orderBy('date', 'desc')
+    .orderBy('id', 'desc')
+    .execute()
+  const editedSubjects = await loadSubjects(ctx.db.kysely, edited)
+  const sqlBefore = plans.sql
+  for (let i = 0; i < 150; i++) {
+    const q = fixed[i] ?? randomQuery(rand, ids)
+    const query = parseQuery(q)
+    const expected = editedSubjects.filter((s) => matches(query, s)).map((s) => s.transaction.id)
+    const found = await search({ q, limit: 1000 })
+    assert.deepEqual(
+      found.transactions.map((tx) => tx.id),
+      expected,
+      `search (queued documents): ${q}`,
+    )
+    assert.equal(found.total, expected.length, `total (queued documents): ${q}`)
+  }
+  assert.ok(plans.sql - sqlBefore > 50, 'queued documents kept searches out of SQL')
+})
+
+test('a count the database cannot decide stops at its budget and says so', async (t) => {
+  const app = await startTestApp(t)
+  const ctx = app.ctx
+  // More rows than one step of the stream (500 candidates), half of them a match.
+  const rows = 1500
+  await ctx.ledger.mutate((uow) =>
+    ingestBatchInUnit(uow, {
+      source: 'csv',
+      organizations: [{ id: 'csv:bank', name: 'Bank' }],
+      accounts: [
+        { id: 'csv:cafe', org_id: 'csv:bank', name: 'Cafés', currency: 'EUR', balance: '0' },
+      ],
+      transactions: Array.from({ length: rows }, (_, i) => ({
+        id: `csv:cafe${i}`,
+        account_id: 'csv:cafe',
+        amount: '-3.50',
+        date: `2024-01-${String(1 + (i % 28)).padStart(2, '0')}T08:00:00Z`,
+        description: i % 2 === 0 ? `café crème ${i}` : `tea ${i}`,
+        payee: null,
+        memo: null,
+        pending: false,
+      })),
+    }),
+  )
+  const plans: Record<SearchPlan, number> = { sql: 0, matcher: 0 }
+  const budgeted = (input: Parameters<typeof searchWith>[1], countBudget: number) =>
+    searchWith(
+      { db: ctx.db.kysely, log: ctx.log, onPlan: (plan) => plans[plan]++, countBudget },
+      input,
+    )
+  // A non-ASCII needle: the trigram documents cannot decide it, the matcher does.
+  const all = await budgeted({ q: 'crème', limit: 5 }, rows)
+  assert.equal(all.total, rows / 2)
+  assert.equal(all.total_is_lower_bound, false)
+  const bounded = await budgeted({ q: 'crème', limit: 5 }, 1)
+  assert.equal(bounded.total_is_lower_bound, true)
+  assert.ok(bounded.total >= 6 && bounded.total < rows / 2, `lower bound ${bounded.total}`)
+  // The page is whole and the same as with every match counted.
+  assert.deepEqual(
+    bounded.transactions.map((tx) => tx.id),
+    all.transactions.map((tx) => tx.id),
+  )
+  assert.ok(bounded.next_cursor)
+  const next = await budgeted({ q: 'crème', limit: 5, cursor: bounded.next_cursor }, 1)
+  assert.equal(next.transactions.length, 5)
+  assert.equal(next.total_is_lower_bound, true)
+  assert.equal(plans.sql, 0)
+  // An ASCII needle is decided in SQL: exact whatever the budget.
+  const sqlDecided = await budgeted({ q: 'tea', limit: 5 }, 1)
+  assert.deepEqual([sqlDecided.total, sqlDecided.total_is_lower_bound], [rows / 2, false])
+  assert.equal(plans.sql, ENGINE === 'sqlite' ? 1 : 0)
 })

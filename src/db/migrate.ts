@@ -10,6 +10,7 @@ import * as m0003 from './migrations/0003-sync.js'
 import * as m0004 from './migrations/0004-search.js'
 import * as m0005 from './migrations/0005-rules.js'
 import * as m0006 from './migrations/0006-webhook-start.js'
+import * as m0007 from './migrations/0007-exact-search-documents.js'
 
 interface MigrationModule {
   up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void>
@@ -22,6 +23,7 @@ const MIGRATIONS: ReadonlyArray<[string, MigrationModule]> = [
   ['0004-search', m0004],
   ['0005-rules', m0005],
   ['0006-webhook-start', m0006],
+  ['0007-exact-search-documents', m0007],
 ]
 
 export interface AppliedMigration {

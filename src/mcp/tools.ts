@@ -157,7 +157,7 @@ export const TOOLS: readonly Tool[] = [
   ),
   tool(
     'search_transactions',
-    'Search transactions with the query language of docs/search.md (q: free text, field:value filters such as amount:<-100, date:2024-02, label:category=food, ext:tax.deductible=true, AND/OR/NOT, parentheses), plus since, until, label_key, label_value, limit, and cursor (the next_cursor of the previous page; null means the last page) or offset. Returns {query, total, transactions, next_cursor}, newest first. Same as GET /api/v1/transactions/search.',
+    'Search transactions with the query language of docs/search.md (q: free text, field:value filters such as amount:<-100, date:2024-02, label:category=food, ext:tax.deductible=true, AND/OR/NOT, parentheses), plus since, until, label_key, label_value, limit, and cursor (the next_cursor of the previous page; null means the last page) or offset. Returns {query, total, total_is_lower_bound, transactions, next_cursor}, newest first (total_is_lower_bound: true when counting stopped at its budget and total is only a lower bound). Same as GET /api/v1/transactions/search.',
     query(TransactionSearchQuery),
     ({ ctx }, input) => searchTransactions(ctx, input),
   ),

@@ -171,7 +171,13 @@ export const TransactionSearchQuery = Type.Object({
 
 export const SearchResult = Type.Object({
   query: Type.String(),
-  total: Type.Integer(),
+  total: Type.Integer({
+    description: 'Every match; a lower bound of them when total_is_lower_bound is true.',
+  }),
+  total_is_lower_bound: Type.Boolean({
+    description:
+      'true when counting stopped at its budget: a query the database cannot decide alone, over a large ledger (docs/search.md "How it runs"). `total` is then the matches found so far, and there are more.',
+  }),
   transactions: Type.Array(Transaction),
   next_cursor: NextCursor,
 })

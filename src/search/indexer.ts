@@ -14,7 +14,8 @@ import type { ServiceContext } from '../context.js'
 import { chunksOf } from '../db/bulk.js'
 import { buildsSearchDocuments } from '../db/dialect.js'
 import type { DbExecutor } from '../db/schema.js'
-import type { TransactionJson } from '../ledger/json.js'
+import type { JsonValue, TransactionJson } from '../ledger/json.js'
+import { extensionText } from './match.js'
 import type { Ledger } from '../ledger/mutate.js'
 import type { InsertStep } from '../ledger/unit-of-work.js'
 
@@ -36,16 +37,63 @@ export const searchDocumentsOfNewTransactions: InsertStep = {
 /** Documents per statement: one JSON parameter each, whatever the count. */
 const NEW_DOCUMENTS_CHUNK = 5000
 
-/** A document's labels and extensions lines, as the rebuild in indexQueuedDocuments writes them. */
-function keyLines(
-  values: Readonly<Record<string, unknown>>,
-  separator: string,
-  store: (v: never) => string,
-): string | null {
+/**
+ * Characters a search document holds rewritten, so that a trigram phrase of
+ * printable ASCII matches a document exactly where the matcher's
+ * toLowerCase().includes() matches the text (narrow.ts exactText): U+0130
+ * lower-cases to "i̇" in JS but stays itself in FTS5, and U+017F folds to "s"
+ * in FTS5 but stays itself in JS (U+02E2 folds to nothing in ASCII).
+ */
+const DOCUMENT_TEXT_REWRITES: ReadonlyArray<readonly [string, string]> = [
+  ['\u0130', 'i\u0307'],
+  ['\u017F', '\u02E2'],
+]
+
+/** A text as its search document holds it. */
+function documentText(text: string): string {
+  let out = text
+  for (const [from, to] of DOCUMENT_TEXT_REWRITES) out = out.replaceAll(from, to)
+  return out
+}
+
+/** The same rewrite in SQL, for documents rebuilt from the tables. */
+function documentTextSql(expression: string): string {
+  let out = expression
+  for (const [from, to] of DOCUMENT_TEXT_REWRITES) out = `replace(${out}, '${from}', '${to}')`
+  return out
+}
+
+/** A text that may be null, as its document holds it. */
+function documentTextOrNull(text: string | null): string | null {
+  return text === null ? null : documentText(text)
+}
+
+/**
+ * A document's labels: a `key:value` line each (the matcher reads the key, the
+ * value and `key:value`).
+ */
+function labelLines(labels: Readonly<Record<string, string>>): string | null {
   const lines: string[] = []
-  for (const key in values) lines.push(`${key}${separator}${store(values[key] as never)}`)
+  for (const key in labels) lines.push(documentText(`${key}:${labels[key]}`))
   return lines.length === 0 ? null : lines.join('\n')
 }
+
+/**
+ * A document's extensions: the key and the value's text (extensionText: a
+ * string's own text, anything else its JSON) on lines of their own, as the
+ * matcher reads them apart.
+ */
+function extensionLines(extensions: Readonly<Record<string, JsonValue>>): string | null {
+  const lines: string[] = []
+  for (const key in extensions) lines.push(key, extensionText(extensions[key]!))
+  return lines.length === 0 ? null : documentText(lines.join('\n'))
+}
+
+// The same lines built in SQL (a stored extension value is compact JSON).
+const LABEL_LINES_SQL = `(select group_concat(${documentTextSql("key || ':' || value")}, char(10)) from transaction_labels where transaction_id = t.id)`
+const EXTENSION_LINES_SQL = `(select group_concat(${documentTextSql(
+  "key || char(10) || (case when json_type(value) = 'text' then value ->> '$' else value end)",
+)}, char(10)) from transaction_extensions where transaction_id = t.id)`
 
 /**
  * Writes the search documents of transactions just inserted (with their labels
@@ -70,17 +118,17 @@ export async function insertNewDocuments(
     const documents = JSON.stringify(
       chunk.map((tx) => [
         tx.id,
-        tx.description,
-        tx.payee,
-        tx.memo,
-        keyLines(tx.labels, ':', (v: string) => v),
-        keyLines(tx.extensions, ' ', (v: unknown) => JSON.stringify(v)),
+        documentTextOrNull(tx.description),
+        documentTextOrNull(tx.payee),
+        documentTextOrNull(tx.memo),
+        labelLines(tx.labels),
+        extensionLines(tx.extensions),
       ]),
     )
     await sql`insert into search_documents (n, transaction_id)
       select ${after} + key + 1, value ->> 0 from json_each(${documents})`.execute(db)
     await sql`insert into search_text (rowid, description, payee, memo, id, labels, extensions)
-      select ${after} + key + 1, value ->> 1, value ->> 2, value ->> 3, value ->> 0, value ->> 4, value ->> 5
+      select ${after} + key + 1, value ->> 1, value ->> 2, value ->> 3, ${sql.raw(documentTextSql('value ->> 0'))}, value ->> 4, value ->> 5
       from json_each(${documents})`.execute(db)
   }
 }
@@ -124,9 +172,9 @@ export async function indexQueuedDocuments(
     await sql`insert into search_documents (transaction_id)
       select id from transactions where id in ${batchIds}`.execute(trx)
     await sql`insert into search_text (rowid, description, payee, memo, id, labels, extensions)
-      select d.n, t.description, t.payee, t.memo, t.id,
-        (select group_concat(key || ':' || value, char(10)) from transaction_labels where transaction_id = t.id),
-        (select group_concat(key || ' ' || value, char(10)) from transaction_extensions where transaction_id = t.id)
+      select d.n, ${sql.raw(documentTextSql('t.description'))}, ${sql.raw(documentTextSql('t.payee'))},
+        ${sql.raw(documentTextSql('t.memo'))}, ${sql.raw(documentTextSql('t.id'))},
+        ${sql.raw(LABEL_LINES_SQL)}, ${sql.raw(EXTENSION_LINES_SQL)}
       from search_documents d join transactions t on t.id = d.transaction_id
       where d.transaction_id in ${batchIds}`.execute(trx)
     await sql`delete from search_pending where transaction_id in ${batchIds}`.execute(trx)

@@ -23,7 +23,8 @@ function lower(text: string | null): string {
   return text === null ? '' : text.toLowerCase()
 }
 
-function contains(text: string | null, needle: string): boolean {
+/** Whether `text` holds the (lower-cased) needle, ignoring case: how every text term reads. */
+export function contains(text: string | null, needle: string): boolean {
   return text !== null && text.toLowerCase().includes(needle)
 }
 

@@ -15,8 +15,9 @@ import {
   needsPlannerHints,
 } from '../db/dialect.js'
 import type { DbExecutor } from '../db/schema.js'
-import type { Interval, QueryNode } from './ast.js'
+import type { Bound, Interval, QueryNode } from './ast.js'
 import { MAX_QUERY_TERMS } from './parse.js'
+import { COMPARE_DECIMAL_SQL } from '../db/connect.js'
 
 export interface Narrowing {
   /** null: no narrowing (every row passes). */
@@ -48,7 +49,31 @@ export interface NarrowOptions {
    * page by page, where each page would rebuild the whole set.
    */
   idSets?: boolean
+  /**
+   * What makes free text and `account:` exact: the accounts and queued search
+   * documents the matcher decided in JS (text-context.ts). Without it, free
+   * text only narrows.
+   */
+  text?: TextContext | undefined
 }
+
+/**
+ * Free text decided ahead of the SQL: which accounts' names hold a needle, and
+ * which of the transactions whose search document is queued (stale or missing,
+ * src/search/indexer.ts) match a text term. Both are decided by the matcher.
+ */
+export interface TextContext {
+  /** Ids of the accounts whose name contains `needle` (lower-cased), as the matcher reads it. */
+  accountsMatching(needle: string): readonly string[]
+  /**
+   * The queued transactions that `node` matches; null when the queue was too
+   * long to decide here (free text then only narrows). Always [] where the
+   * database keeps its own text indexes (PostgreSQL).
+   */
+  queuedMatching(node: TextNode): readonly string[] | null
+}
+
+export type TextNode = Extract<QueryNode, { kind: 'text' | 'field_text' }>
 
 const EVERY_ROW: Narrowing = { where: null, exact: false }
 
@@ -80,6 +105,11 @@ function termsOver(query: QueryNode, limit: number): boolean {
   return false
 }
 const MIN_SEGMENT = 3 // trigram indexes need three characters
+
+/** A needle the trigram documents decide exactly: printable ASCII, three characters or more. */
+function isDocumentPhrase(needle: string): boolean {
+  return needle.length >= MIN_SEGMENT && /^[\x20-\x7e]*$/.test(needle)
+}
 
 /** Runs of the (lower-cased) needle that any match must contain verbatim, ignoring ASCII case. */
 export function needleSegments(needle: string): string[] {
@@ -185,9 +215,9 @@ export class Narrower {
       case 'not':
         return this.not(this.narrow(node.item))
       case 'text':
-        return this.freeText(node.needle)
+        return this.freeText(node)
       case 'field_text':
-        return this.fieldText(node.field, node.needle)
+        return this.fieldText(node)
       case 'exact':
         return {
           where: sql<SqlBool>`${sql.ref(`transactions.${node.field}`)} = ${node.value}`,
@@ -228,7 +258,22 @@ export class Narrower {
 
   // Free text: the transaction's own text, its labels and extensions (one
   // trigram index per engine, see 0004-search), or its account's name.
-  private freeText(needle: string): Narrowing {
+  private freeText(node: Extract<QueryNode, { kind: 'text' }>): Narrowing {
+    const { needle } = node
+    const exact = this.exactText(node)
+    if (exact) {
+      const byAccount = this.accountsIn(needle)
+      return this.idsIn(
+        sql.join(
+          [
+            exact,
+            ...(byAccount ? [sql`select t2.id from transactions t2 where ${byAccount('t2')}`] : []),
+          ],
+          sql` union `,
+        ),
+        true,
+      )
+    }
     const segments = needleSegments(needle)
     if (segments.length === 0) return EVERY_ROW
     const byAccount = sql`select t2.id from transactions t2 where t2.account_id in (select a.id from accounts a where ${this.likeAll(sql`a.name`, segments)})`
@@ -242,10 +287,59 @@ export class Narrower {
     )
   }
 
-  private fieldText(
-    field: 'description' | 'payee' | 'memo' | 'account' | 'id',
+  /**
+   * `account_id in (...)` of the accounts whose name holds the needle, decided
+   * by the matcher (text context); null when none does. Undefined without a
+   * text context.
+   */
+  private accountsIn(
     needle: string,
-  ): Narrowing {
+  ): ((table: string) => RawBuilder<SqlBool>) | null | undefined {
+    if (!this.options.text) return undefined
+    const ids = this.options.text.accountsMatching(needle)
+    if (ids.length === 0) return null
+    const list = JSON.stringify(ids)
+    return (table) =>
+      sql<SqlBool>`${sql.ref(`${table}.account_id`)} in (select value from json_each(${list}))`
+  }
+
+  /**
+   * SQLite: the ids of the transactions a text term matches, exactly: its
+   * phrase in the FTS5 trigram documents of the transactions not queued, plus
+   * the queued ones the matcher decided. Null where that is not exact.
+   *
+   * A trigram phrase of printable ASCII is a substring test that ignores ASCII
+   * case, which is the matcher's toLowerCase().includes() on any text where no
+   * character outside ASCII folds into ASCII differently in the two. The only
+   * such characters are U+0130 (JS: "i̇", FTS5: unchanged) and U+017F (JS:
+   * unchanged, FTS5: "s"); U+212A folds to "k" in both. The documents hold
+   * them rewritten (DOCUMENT_TEXT_REWRITES in indexer.ts), and hold each
+   * extension's key and text on lines of their own, so no match spans two
+   * strings the matcher reads apart.
+   */
+  private exactText(node: TextNode): RawBuilder<unknown> | null {
+    const { text } = this.options
+    if (!text || !this.searchDocuments || !isDocumentPhrase(node.needle)) return null
+    const queued = text.queuedMatching(node)
+    if (queued === null) return null
+    const phrase = `"${node.needle.replaceAll('"', '""')}"`
+    const column = node.kind === 'field_text' ? `${node.field} : ` : ''
+    const documents = sql`select d.transaction_id from search_documents d where d.n in (select rowid from search_text where search_text match ${column + phrase}) and d.transaction_id not in (select p.transaction_id from search_pending p)`
+    return queued.length === 0
+      ? documents
+      : sql`${documents} union select value from json_each(${JSON.stringify(queued)})`
+  }
+
+  private fieldText(node: Extract<QueryNode, { kind: 'field_text' }>): Narrowing {
+    const { field, needle } = node
+    if (field === 'account') {
+      const byAccount = this.accountsIn(needle)
+      if (byAccount === null) return { where: sql<SqlBool>`1 = 0`, exact: true }
+      if (byAccount) return { where: byAccount('transactions'), exact: true }
+    } else {
+      const exact = this.exactText(node)
+      if (exact) return this.idsIn(exact, true)
+    }
     const segments = needleSegments(needle)
     if (segments.length === 0) return EVERY_ROW
     if (field === 'account') {
@@ -281,27 +375,31 @@ export class Narrower {
         exact: true,
       }
     }
-    // SQLite has no exact decimal: compare as REAL with each bound widened by far
-    // more than a double's rounding, and let the matcher decide (index: transactions_amount_real).
-    const widened: Interval = { outside: interval.outside }
-    const slack = (v: string) => (Math.abs(Number(v)) + 1) * 1e-9
-    const towardsOutside = interval.outside ? -1 : 1
-    if (interval.min) {
-      widened.min = {
-        value: String(Number(interval.min.value) - towardsOutside * slack(interval.min.value)),
-        inclusive: true,
-      }
+    // SQLite has no exact decimal. A double decides wherever the amount is
+    // clearly on one side of a bound (the index transactions_amount_real finds
+    // the range); within a band around the bound, far wider than a double's
+    // rounding of any 64-character amount, coffer_compare_decimal (decimal.ts,
+    // the matcher's own comparison) decides.
+    const real = sql`cast(transactions.amount as real)`
+    const exactly = (bound: string) =>
+      sql`${sql.raw(COMPARE_DECIMAL_SQL)}(transactions.amount, ${bound})`
+    const parts: RawBuilder<SqlBool>[] = []
+    const side = (bound: Bound, above: boolean) => {
+      const v = Number(bound.value)
+      const test = sql<SqlBool>`${exactly(bound.value)} ${sql.raw(above ? '>' : '<')}${sql.raw(bound.inclusive ? '=' : '')} 0`
+      if (!Number.isFinite(v)) return parts.push(test)
+      const slack = (Math.abs(v) + 1) * 1e-9
+      parts.push(
+        above
+          ? sql<SqlBool>`${real} >= ${v - slack} and (${real} > ${v + slack} or ${test})`
+          : sql<SqlBool>`${real} <= ${v + slack} and (${real} < ${v - slack} or ${test})`,
+      )
     }
-    if (interval.max) {
-      widened.max = {
-        value: String(Number(interval.max.value) + towardsOutside * slack(interval.max.value)),
-        inclusive: true,
-      }
-    }
-    return {
-      where: intervalSql(sql`cast(transactions.amount as real)`, widened, (v) => sql`${Number(v)}`),
-      exact: false,
-    }
+    if (interval.min) side(interval.min, true)
+    if (interval.max) side(interval.max, false)
+    if (parts.length === 0) return { where: interval.outside ? sql<SqlBool>`1 = 0` : null, exact: true }
+    const inside = sql<SqlBool>`(${sql.join(parts, sql` and `)})`
+    return { where: interval.outside ? sql<SqlBool>`not ${inside}` : inside, exact: true }
   }
 
   private instant(field: 'date' | 'synced_at', interval: Interval): Narrowing {

@@ -1,5 +1,6 @@
 // GET /transactions/search and the search_transactions MCP tool (CONTRACT 7).
 import { yieldToEventLoop } from '../clock.js'
+import { throwIfClosing } from '../signals.js'
 import type { Logger } from 'pino'
 import type { ServiceContext } from '../context.js'
 import type { DbExecutor } from '../db/schema.js'
@@ -14,7 +15,11 @@ import {
 import { keysetPageOf, resolveKeysetPage, type KeysetPageInput } from '../page.js'
 import { matches } from './match.js'
 import { parseQueryText } from './parse.js'
+import type { QueryNode } from './ast.js'
+import type { Narrowing, TextContext } from './narrow.js'
+import { loadTextContext } from './text-context.js'
 import {
+  type StreamProgress,
   candidateQuery,
   countCandidates,
   matchingRows,
@@ -29,7 +34,14 @@ export interface SearchInput extends KeysetPageInput, Omit<TransactionFilter, 'a
 
 export interface SearchResult {
   query: string
+  /** Every match, unless total_is_lower_bound. */
   total: number
+  /**
+   * true when counting stopped at its budget (a query the database cannot
+   * decide alone, over a large ledger): `total` is then the matches found so
+   * far, and there are more (docs/search.md "How it runs").
+   */
+  total_is_lower_bound: boolean
   transactions: TransactionJson[]
   /** The cursor of the next page; null on the last page (and with limit 0). */
   next_cursor: string | null
@@ -41,7 +53,24 @@ export interface SearchDeps {
   log: Pick<Logger, 'error'>
   /** The service's closing signal: a long search ends with ShuttingDown (503) once aborted. */
   closing?: AbortSignal | undefined
+  /**
+   * Candidates the matcher may look at to count a query the database cannot
+   * decide alone, beyond those of the page (default COUNT_BUDGET_CANDIDATES).
+   */
+  countBudget?: number | undefined
+  /** Told how the search ran: all in SQL, or through the matcher (tests, benchmarks). */
+  onPlan?: ((plan: SearchPlan) => void) | undefined
 }
+
+/** 'sql': the database counted and paged; 'matcher': candidates streamed through the matcher. */
+export type SearchPlan = 'sql' | 'matcher'
+
+/**
+ * About a third of a second of matcher time on a small machine: a broad query
+ * the database cannot decide answers its page and a lower bound rather than
+ * stream a million rows to count them.
+ */
+export const COUNT_BUDGET_CANDIDATES = 25_000
 
 export function searchTransactions(ctx: ServiceContext, input: SearchInput): Promise<SearchResult> {
   return searchWith({ db: ctx.db.kysely, log: ctx.log, closing: ctx.signals.closing }, input)
@@ -49,6 +78,7 @@ export function searchTransactions(ctx: ServiceContext, input: SearchInput): Pro
 
 /** One search over `deps.db`; see searchTransactions. */
 export async function searchWith(deps: SearchDeps, input: SearchInput): Promise<SearchResult> {
+  throwIfClosing(deps.closing)
   const text = input.q ?? ''
   const query = parseQueryText(text)
   const filter: TransactionFilter = {
@@ -64,16 +94,17 @@ export async function searchWith(deps: SearchDeps, input: SearchInput): Promise<
   // synchronous) and stops when the service closes (503, docs/architecture.md).
   const stream = { pause: yieldToEventLoop, signal: deps.closing }
   const db = deps.db
-  const narrowing = narrowingFor(db, query)
+  const text_ = await loadTextContext(db, query)
+  const narrowing = narrowingFor(db, query, { text: text_ })
 
   if (narrowing.exact) {
     // SQL selects exactly what the matcher accepts (property-tested in
     // test/search-narrowing.test.ts): count and page in SQL, and still let the
     // matcher confirm the page.
-    const matched = await countCandidates(db, narrowing, filter)
+    const matched = await countExactly(db, query, narrowing, filter, text_)
     const paging =
       matched > searchTuning.dateOrderThreshold
-        ? narrowingFor(db, query, { dateOrder: true })
+        ? narrowingFor(db, query, { dateOrder: true, text: text_ })
         : narrowing
     let candidates = candidateQuery(db, paging, filter)
     if (page.after) candidates = olderThan(candidates, page.after)
@@ -87,21 +118,32 @@ export async function searchWith(deps: SearchDeps, input: SearchInput): Promise<
     const { rows, next_cursor } = keysetPageOf(fetched, page)
     const subjects = await loadSubjects(db, rows)
     if (subjects.every((s) => matches(query, s))) {
+      deps.onPlan?.('sql')
       return {
         query: text,
         total: matched,
+        total_is_lower_bound: false,
         transactions: subjects.map((s) => s.transaction),
         next_cursor,
       }
     }
     deps.log.error({ query: text }, 'search: exact pre-filter disagreed with the matcher')
   }
+  deps.onPlan?.('matcher')
 
-  // Count every match; load in full only the rows of the page (and one more, to
-  // know whether a next page exists). With a cursor the page streams from its row
-  // on, and the count is a stream of its own.
-  let total = 0
+  // The page streams through the matcher (from the cursor's row on, or over
+  // the offset); the count goes on from there within a budget of candidates,
+  // and what it found by then is a lower bound.
+  const budget = deps.countBudget ?? COUNT_BUDGET_CANDIDATES
   const pageRows: TransactionRow[] = []
+  const progress: StreamProgress = { candidates: 0, complete: false }
+  let total = 0
+  let pageFullAt = Number.POSITIVE_INFINITY
+  const counting = () => ({
+    ...stream,
+    progress,
+    maxCandidates: () => pageFullAt + budget,
+  })
   if (page.after) {
     pages: for await (const rows of matchingRows(db, query, filter, {
       ...stream,
@@ -112,15 +154,44 @@ export async function searchWith(deps: SearchDeps, input: SearchInput): Promise<
         if (pageRows.length > limit) break pages
       }
     }
-    for await (const rows of matchingRows(db, query, filter, stream)) total += rows.length
+    pageFullAt = 0
+    for await (const rows of matchingRows(db, query, filter, counting())) total += rows.length
   } else {
-    for await (const rows of matchingRows(db, query, filter, stream)) {
+    for await (const rows of matchingRows(db, query, filter, counting())) {
       for (const row of rows) {
         if (total >= offset && pageRows.length <= limit) pageRows.push(row)
         total++
       }
+      if (pageRows.length > limit && pageFullAt === Number.POSITIVE_INFINITY)
+        pageFullAt = progress.candidates
     }
   }
   const { rows, next_cursor } = keysetPageOf(pageRows, page)
-  return { query: text, total, transactions: await toTransactionsJson(db, rows), next_cursor }
+  return {
+    query: text,
+    total,
+    total_is_lower_bound: !progress.complete,
+    transactions: await toTransactionsJson(db, rows),
+    next_cursor,
+  }
+}
+
+/**
+ * The exact count of an exact narrowing. `NOT x` (a broad query: most rows)
+ * counts as the filtered rows less those where x holds, each an index count,
+ * rather than testing x on every row.
+ */
+async function countExactly(
+  db: DbExecutor,
+  query: QueryNode,
+  narrowing: Narrowing,
+  filter: TransactionFilter,
+  text: TextContext | undefined,
+): Promise<number> {
+  if (query.kind !== 'not') return countCandidates(db, narrowing, filter)
+  const [all, inner] = await Promise.all([
+    countCandidates(db, { where: null, exact: true }, filter),
+    countCandidates(db, narrowingFor(db, query.item, { text }), filter),
+  ])
+  return all - inner
 }

@@ -89,6 +89,17 @@ export interface StreamOptions {
    * the stream ends with ShuttingDown (503) once it is aborted.
    */
   signal?: AbortSignal | undefined
+  /** Filled in as the stream goes: candidates looked at, and whether it reached the end. */
+  progress?: StreamProgress | undefined
+  /** The stream ends (incomplete) once it has looked at this many candidates; read after each step. */
+  maxCandidates?: (() => number) | undefined
+}
+
+export interface StreamProgress {
+  /** Candidates the matcher has looked at so far. */
+  candidates: number
+  /** true once the stream has seen every candidate. */
+  complete: boolean
 }
 
 /** Pages of matching transactions; a page may be shorter than pageSize, never empty. */
@@ -111,7 +122,7 @@ export async function* matchingRows(
   db: DbExecutor,
   query: QueryNode,
   filter: TransactionFilter,
-  { pageSize = DEFAULT_PAGE_SIZE, after, pause, signal }: StreamOptions = {},
+  { pageSize = DEFAULT_PAGE_SIZE, after, pause, signal, progress, maxCandidates }: StreamOptions = {},
 ): AsyncIterable<TransactionRow[]> {
   throwIfClosing(signal)
   let narrowing = narrowingFor(db, query)
@@ -129,6 +140,7 @@ export async function* matchingRows(
     }
   }
   const needs = subjectNeeds(query)
+  let looked = 0
   let last: { date: string; id: string } | undefined = after
   for (;;) {
     let page = bounded
@@ -141,14 +153,23 @@ export async function* matchingRows(
       .orderBy('id', 'desc')
       .limit(fetchSize)
       .execute()
-    for (const page of chunksOf(rows, pageSize)) {
+    const final = rows.length < fetchSize
+    const pages = [...chunksOf(rows, pageSize)]
+    for (const [i, page] of pages.entries()) {
       const subjects = await loadSubjects(db, page, needs)
       const matched = page.filter((_, j) => matches(query, subjects[j]!))
+      looked += page.length
+      if (progress) progress.candidates = looked
       if (matched.length > 0) yield matched
       if (pause) await pause()
       throwIfClosing(signal)
+      const more = !final || i < pages.length - 1
+      if (more && maxCandidates && looked >= maxCandidates()) return
     }
-    if (rows.length < fetchSize) return
+    if (final) {
+      if (progress) progress.complete = true
+      return
+    }
     last = rows[rows.length - 1]
   }
 }

@@ -1,0 +1,83 @@
+// What free text needs decided in JS before its SQL can be exact (narrow.ts
+// TextContext): the accounts whose name holds a needle, and the transactions
+// whose search document is queued for a rebuild (src/search/indexer.ts). The
+// matcher decides both, so the database never has to agree with it on them.
+import { sql } from 'kysely'
+import { buildsSearchDocuments } from '../db/dialect.js'
+import type { DbExecutor } from '../db/schema.js'
+import type { QueryNode } from './ast.js'
+import { contains, matches } from './match.js'
+import type { TextContext, TextNode } from './narrow.js'
+import { loadSubjects } from './subjects.js'
+import { inList } from '../db/in-list.js'
+
+/**
+ * The most queued documents decided here per search. The queue holds what was
+ * edited in the last moments (about half a second); a longer one (a migration's
+ * rebuild, a large rules run) leaves free text to narrow only until it drains.
+ */
+export const QUEUED_DECIDED_MAX = 2000
+
+function textNodes(query: QueryNode): TextNode[] {
+  const found: TextNode[] = []
+  const stack: QueryNode[] = [query]
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    if (node.kind === 'and' || node.kind === 'or') stack.push(...node.items)
+    else if (node.kind === 'not') stack.push(node.item)
+    else if (node.kind === 'text' || node.kind === 'field_text') found.push(node)
+  }
+  return found
+}
+
+/** The text context of `query`; undefined when it has no text term. */
+export async function loadTextContext(
+  db: DbExecutor,
+  query: QueryNode,
+): Promise<TextContext | undefined> {
+  const nodes = textNodes(query)
+  if (nodes.length === 0) return undefined
+  const accounts = await db.selectFrom('accounts').select(['id', 'name']).execute()
+  const queued = buildsSearchDocuments(db) ? await queuedDecisions(db, nodes) : new Map()
+  return {
+    accountsMatching: (needle) =>
+      accounts.filter((a) => contains(a.name, needle)).map((a) => a.id),
+    queuedMatching: (node) => (queued === null ? null : (queued.get(node) ?? [])),
+  }
+}
+
+/** Per text node, the queued transactions it matches; null when the queue is too long. */
+async function queuedDecisions(
+  db: DbExecutor,
+  nodes: readonly TextNode[],
+): Promise<Map<TextNode, string[]> | null> {
+  const queued = await sql<{ transaction_id: string }>`
+    select transaction_id from search_pending limit ${QUEUED_DECIDED_MAX + 1}`.execute(db)
+  if (queued.rows.length > QUEUED_DECIDED_MAX) return null
+  const decided = new Map<TextNode, string[]>(nodes.map((node) => [node, []]))
+  if (queued.rows.length === 0) return decided
+  // A deleted transaction stays queued until its document is dropped: no row, no match.
+  const rows = await db
+    .selectFrom('transactions')
+    .selectAll()
+    .where(
+      inList(
+        db,
+        'id',
+        queued.rows.map((r) => r.transaction_id),
+      ),
+    )
+    .execute()
+  const subjects = await loadSubjects(db, rows, {
+    labels: true,
+    extensions: true,
+    account: true,
+    relationships: false,
+  })
+  for (const subject of subjects) {
+    for (const node of nodes) {
+      if (matches(node, subject)) decided.get(node)!.push(subject.transaction.id)
+    }
+  }
+  return decided
+}
