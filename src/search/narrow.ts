@@ -18,6 +18,7 @@ import type { DbExecutor } from '../db/schema.js'
 import type { Bound, Interval, QueryNode } from './ast.js'
 import { MAX_QUERY_TERMS } from './parse.js'
 import { COMPARE_DECIMAL_SQL } from '../db/connect.js'
+import { inList } from '../db/in-list.js'
 
 export interface Narrowing {
   /** null: no narrowing (every row passes). */
@@ -106,9 +107,13 @@ function termsOver(query: QueryNode, limit: number): boolean {
 }
 const MIN_SEGMENT = 3 // trigram indexes need three characters
 
+function isPrintableAscii(needle: string): boolean {
+  return /^[\x20-\x7e]*$/.test(needle)
+}
+
 /** A needle the trigram documents decide exactly: printable ASCII, three characters or more. */
 function isDocumentPhrase(needle: string): boolean {
-  return needle.length >= MIN_SEGMENT && /^[\x20-\x7e]*$/.test(needle)
+  return needle.length >= MIN_SEGMENT && isPrintableAscii(needle)
 }
 
 /** Runs of the (lower-cased) needle that any match must contain verbatim, ignoring ASCII case. */
@@ -145,7 +150,7 @@ export class Narrower {
   private readonly exactDecimals: boolean
 
   constructor(
-    db: DbExecutor,
+    private readonly db: DbExecutor,
     private readonly options: NarrowOptions = {},
   ) {
     this.like = caseInsensitiveLike(db)
@@ -275,6 +280,19 @@ export class Narrower {
       )
     }
     const segments = needleSegments(needle)
+    const accounts = this.accountsIn(needle)
+    if (!this.searchDocuments && accounts !== undefined && isPrintableAscii(needle)) {
+      return this.idsIn(
+        sql.join(
+          [
+            ...exactTextIdsPg(needle, segments, (e, s) => this.likeAll(e, s)),
+            ...(accounts ? [sql`select t2.id from transactions t2 where ${accounts('t2')}`] : []),
+          ],
+          sql` union `,
+        ),
+        true,
+      )
+    }
     if (segments.length === 0) return EVERY_ROW
     const byAccount = sql`select t2.id from transactions t2 where t2.account_id in (select a.id from accounts a where ${this.likeAll(sql`a.name`, segments)})`
     if (this.searchDocuments) {
@@ -298,9 +316,7 @@ export class Narrower {
     if (!this.options.text) return undefined
     const ids = this.options.text.accountsMatching(needle)
     if (ids.length === 0) return null
-    const list = JSON.stringify(ids)
-    return (table) =>
-      sql<SqlBool>`${sql.ref(`${table}.account_id`)} in (select value from json_each(${list}))`
+    return (table) => inList(this.db, `${table}.account_id`, ids)
   }
 
   /**
@@ -327,7 +343,7 @@ export class Narrower {
     const documents = sql`select d.transaction_id from search_documents d where d.n in (select rowid from search_text where search_text match ${column + phrase}) and d.transaction_id not in (select p.transaction_id from search_pending p)`
     return queued.length === 0
       ? documents
-      : sql`${documents} union select value from json_each(${JSON.stringify(queued)})`
+      : sql`${documents} union select value from json_each(${JSON.stringify(queued)})` // SQLite only
   }
 
   private fieldText(node: Extract<QueryNode, { kind: 'field_text' }>): Narrowing {
@@ -341,6 +357,18 @@ export class Narrower {
       if (exact) return this.idsIn(exact, true)
     }
     const segments = needleSegments(needle)
+    if (!this.searchDocuments && this.options.text && isPrintableAscii(needle)) {
+      const column = sql.ref(`transactions.${field}`)
+      // Never NULL (a missing memo): an exact test may sit under a NOT.
+      const confirm = sql<SqlBool>`coalesce(strpos(${foldedPg(column)}, ${needle}), 0) > 0`
+      return {
+        where:
+          segments.length === 0
+            ? confirm
+            : sql<SqlBool>`(${this.likeAll(TRANSACTION_TEXT_PG('transactions'), segments)} and ${confirm})`,
+        exact: true,
+      }
+    }
     if (segments.length === 0) return EVERY_ROW
     if (field === 'account') {
       return {
@@ -482,3 +510,45 @@ const TRANSACTION_TEXT_PG = (table: string) =>
   sql`(coalesce(${sql.ref(`${table}.description`)}, '') || ' ' || coalesce(${sql.ref(`${table}.payee`)}, '') || ' ' || coalesce(${sql.ref(`${table}.memo`)}, '') || ' ' || ${sql.ref(`${table}.id`)})`
 const LABEL_TEXT_PG = sql`(l.key || ':' || l.value)`
 const EXTENSION_TEXT_PG = sql`(e.key || ' ' || e.value)`
+
+/**
+ * PostgreSQL: a text as the matcher lower-cases it, for a printable-ASCII
+ * needle. lower() under the C collation lowers ASCII only; of everything else,
+ * JS lower-cases only U+0130 ("i̇") and U+212A ("k") into something holding
+ * ASCII, so those two are rewritten first. Any other character lower-cases to
+ * text without ASCII in JS and stays itself here: neither can be part of a match.
+ */
+function foldedPg(expression: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`lower(replace(replace(${expression}, '\u0130', 'i\u0307'), '\u212A', 'k') collate "C")`
+}
+
+/**
+ * PostgreSQL: an extension value as the matcher reads it (extensionText): a
+ * string's own text, anything else its stored compact JSON. PostgreSQL text
+ * cannot hold U+0000, so its escape becomes U+0001 first: neither can be part
+ * of a printable-ASCII match.
+ */
+const EXTENSION_VALUE_TEXT_PG = sql`(case when left(e.value, 1) = '"' then replace(e.value, '\\u0000', '\\u0001')::json #>> '{}' else e.value end)`
+
+/**
+ * PostgreSQL: the ids of the transactions whose own text, labels or extensions
+ * hold a printable-ASCII needle, exactly as the matcher decides (foldedPg); the
+ * trigram indexes find the candidates where the needle has a run they can use.
+ */
+function exactTextIdsPg(
+  needle: string,
+  segments: string[],
+  likeAll: (expression: RawBuilder<unknown>, segments: string[]) => RawBuilder<SqlBool>,
+): RawBuilder<unknown>[] {
+  const holds = (expression: RawBuilder<unknown>) =>
+    sql<SqlBool>`strpos(${foldedPg(expression)}, ${needle}) > 0`
+  const indexed = (expression: RawBuilder<unknown>) =>
+    segments.length === 0 ? sql`` : sql`${likeAll(expression, segments)} and `
+  const own = ['description', 'payee', 'memo', 'id'].map((c) => holds(sql.ref(`t1.${c}`)))
+  return [
+    sql`select t1.id from transactions t1 where ${indexed(TRANSACTION_TEXT_PG('t1'))}(${sql.join(own, sql` or `)})`,
+    // The line key:value holds the key and the value: the matcher's three tests in one.
+    sql`select l.transaction_id from transaction_labels l where ${indexed(LABEL_TEXT_PG)}${holds(LABEL_TEXT_PG)}`,
+    sql`select e.transaction_id from transaction_extensions e where ${indexed(EXTENSION_TEXT_PG)}(${holds(sql`e.key`)} or ${holds(EXTENSION_VALUE_TEXT_PG)})`,
+  ]
+}
