@@ -137,6 +137,7 @@ const LABEL_VALUES = [
   'kiosk',
   '\u212Aiosk',
   'İstanbul',
+  'istanbul',
   'café',
   'a_b',
   '%',
@@ -263,7 +264,12 @@ function atom(rand: () => number, ids: readonly string[]): string {
   const extValue = () => {
     const v = pick(rand, EXT_VALUES)
     const text = typeof v === 'string' ? v : JSON.stringify(v)
-    return text.replaceAll('"', '').replace(/[\u0000-\u001f]/g, '')
+    return (
+      text
+        .replaceAll('"', '')
+        // Query text holds no control characters.
+        .replace(/\p{Cc}/gu, '')
+    )
   }
   switch (Math.floor(rand() * 15)) {
     case 0:
@@ -350,6 +356,8 @@ test('narrowed search returns exactly what the matcher returns over every row', 
     `label:${key}~ista`,
     `label:${key}=food`,
     `-label:${key}=food`,
+    `label:${key}=istanbul`,
+    `label:${key}!=istanbul`,
   ])
   fixed.push(
     'kiosk',

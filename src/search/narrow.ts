@@ -310,9 +310,7 @@ export class Narrower {
    * by the matcher (text context); null when none does. Undefined without a
    * text context.
    */
-  private accountsIn(
-    needle: string,
-  ): ((table: string) => RawBuilder<SqlBool>) | null | undefined {
+  private accountsIn(needle: string): ((table: string) => RawBuilder<SqlBool>) | null | undefined {
     if (!this.options.text) return undefined
     const ids = this.options.text.accountsMatching(needle)
     if (ids.length === 0) return null
@@ -407,25 +405,30 @@ export class Narrower {
     // clearly on one side of a bound (the index transactions_amount_real finds
     // the range); within a band around the bound, far wider than a double's
     // rounding of any 64-character amount, coffer_compare_decimal (decimal.ts,
-    // the matcher's own comparison) decides.
+    // the matcher's own comparison) decides. The band's rows are a subquery of
+    // rowids, so that the outer test reads only the double and an index with
+    // it (transactions_date_amount_real) still answers a count alone.
     const real = sql`cast(transactions.amount as real)`
-    const exactly = (bound: string) =>
-      sql`${sql.raw(COMPARE_DECIMAL_SQL)}(transactions.amount, ${bound})`
     const parts: RawBuilder<SqlBool>[] = []
     const side = (bound: Bound, above: boolean) => {
       const v = Number(bound.value)
-      const test = sql<SqlBool>`${exactly(bound.value)} ${sql.raw(above ? '>' : '<')}${sql.raw(bound.inclusive ? '=' : '')} 0`
-      if (!Number.isFinite(v)) return parts.push(test)
+      const compare = sql.raw(`${above ? '>' : '<'}${bound.inclusive ? '=' : ''}`)
+      const exactly = (amount: RawBuilder<unknown>) =>
+        sql<SqlBool>`${sql.raw(COMPARE_DECIMAL_SQL)}(${amount}, ${bound.value}) ${compare} 0`
+      if (!Number.isFinite(v)) return parts.push(exactly(sql`transactions.amount`))
       const slack = (Math.abs(v) + 1) * 1e-9
+      const [low, high] = [v - slack, v + slack]
+      const band = sql<SqlBool>`transactions.rowid in (select b.rowid from transactions b where cast(b.amount as real) between ${low} and ${high} and ${exactly(sql`b.amount`)})`
       parts.push(
         above
-          ? sql<SqlBool>`${real} >= ${v - slack} and (${real} > ${v + slack} or ${test})`
-          : sql<SqlBool>`${real} <= ${v + slack} and (${real} < ${v - slack} or ${test})`,
+          ? sql<SqlBool>`${real} >= ${low} and (${real} > ${high} or ${band})`
+          : sql<SqlBool>`${real} <= ${high} and (${real} < ${low} or ${band})`,
       )
     }
     if (interval.min) side(interval.min, true)
     if (interval.max) side(interval.max, false)
-    if (parts.length === 0) return { where: interval.outside ? sql<SqlBool>`1 = 0` : null, exact: true }
+    if (parts.length === 0)
+      return { where: interval.outside ? sql<SqlBool>`1 = 0` : null, exact: true }
     const inside = sql<SqlBool>`(${sql.join(parts, sql` and `)})`
     return { where: interval.outside ? sql<SqlBool>`not ${inside}` : inside, exact: true }
   }

@@ -122,7 +122,14 @@ export async function* matchingRows(
   db: DbExecutor,
   query: QueryNode,
   filter: TransactionFilter,
-  { pageSize = DEFAULT_PAGE_SIZE, after, pause, signal, progress, maxCandidates }: StreamOptions = {},
+  {
+    pageSize = DEFAULT_PAGE_SIZE,
+    after,
+    pause,
+    signal,
+    progress,
+    maxCandidates,
+  }: StreamOptions = {},
 ): AsyncIterable<TransactionRow[]> {
   throwIfClosing(signal)
   let narrowing = narrowingFor(db, query)

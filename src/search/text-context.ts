@@ -38,10 +38,11 @@ export async function loadTextContext(
   const nodes = textNodes(query)
   if (nodes.length === 0) return undefined
   const accounts = await db.selectFrom('accounts').select(['id', 'name']).execute()
-  const queued = buildsSearchDocuments(db) ? await queuedDecisions(db, nodes) : new Map()
+  const queued = buildsSearchDocuments(db)
+    ? await queuedDecisions(db, nodes)
+    : new Map<TextNode, string[]>()
   return {
-    accountsMatching: (needle) =>
-      accounts.filter((a) => contains(a.name, needle)).map((a) => a.id),
+    accountsMatching: (needle) => accounts.filter((a) => contains(a.name, needle)).map((a) => a.id),
     queuedMatching: (node) => (queued === null ? null : (queued.get(node) ?? [])),
   }
 }
