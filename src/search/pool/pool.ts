@@ -84,6 +84,11 @@ export class SearchPool {
     ctx.signals.closing.addEventListener('abort', () => this.#cancelAll(), { once: true })
   }
 
+  /** Worker threads running now (started on demand, up to size). */
+  get workers(): number {
+    return this.#slots.length
+  }
+
   /** Searches waiting for a free worker. */
   get queued(): number {
     return this.#queue.length
