@@ -68,8 +68,8 @@ function serve(dir: string, path: string, workers: string | null): Promise<Serve
       output += chunk.toString('utf8')
       const found = /listening on (http:\/\/[^\s"]+)/.exec(output)
       if (!found) return
-      child.stdout!.off('data', heard)
-      child.stdout!.resume()
+      child.stdout.off('data', heard)
+      child.stdout.resume()
       resolve({
         url: found[1]!,
         child,
@@ -79,8 +79,8 @@ function serve(dir: string, path: string, workers: string | null): Promise<Serve
         },
       })
     }
-    child.stdout!.on('data', heard)
-    child.stderr!.resume()
+    child.stdout.on('data', heard)
+    child.stderr.resume()
     child.once('exit', (code) => reject(new Error(`coffer serve exited (${code}): ${output}`)))
   })
 }
@@ -149,8 +149,8 @@ async function measure(dir: string, path: string, workers: string | null): Promi
     return {
       mode: workers === '0' ? 'search.workers = 0 (main thread)' : 'read pool (default size)',
       baseline: { healthz: sorted(baseline.healthz), list: sorted(baseline.list) },
-      loaded: { healthz: sorted(loaded!.healthz), list: sorted(loaded!.list) },
-      searches: sorted((searches as number[][]).flat()),
+      loaded: { healthz: sorted(loaded.healthz), list: sorted(loaded.list) },
+      searches: sorted(searches.flat()),
     }
   } finally {
     await server.stop()
