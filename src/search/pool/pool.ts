@@ -104,6 +104,7 @@ export class SearchPool {
     return new Promise<SearchResult>((resolve, reject) => {
       this.#queue.push({ id: this.#nextId++, input, resolve, reject })
       this.#dispatch()
+      this.#ctx.metrics.searchQueued.set(this.#queue.length)
     })
   }
 
@@ -136,6 +137,7 @@ export class SearchPool {
         slot = this.#spawn()
       }
       const job = this.#queue.shift()!
+      this.#ctx.metrics.searchQueued.set(this.#queue.length)
       slot.job = job
       // A worker holds the process open only while it works for someone.
       slot.worker.ref()
@@ -195,6 +197,7 @@ export class SearchPool {
   /** Closing: every search waiting or running answers ShuttingDown now; workers stop theirs. */
   #cancelAll(): void {
     for (const job of this.#queue.splice(0)) job.reject(new ShuttingDown())
+    this.#ctx.metrics.searchQueued.set(0)
     for (const slot of this.#slots) {
       if (slot.job === null) continue
       slot.job.reject(new ShuttingDown())
