@@ -7,6 +7,7 @@ import { benchLedgerWrite } from './ledger-write.js'
 import { benchList } from './list.js'
 import { benchRulesRun } from './rules-run.js'
 import { benchSearch } from './search.js'
+import { benchSearchLoad } from './search-load.js'
 import { benchWebhooks } from './webhooks.js'
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
@@ -17,6 +18,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'event-latency': benchEventLatency,
   'rules-run': benchRulesRun,
   search: benchSearch,
+  'search-load': benchSearchLoad,
   list: benchList,
 }
 

@@ -13,6 +13,7 @@ import type { App } from './http/types.js'
 import type { Clock } from './clock.js'
 import { rulesOnNewTransactions } from './rules/new-transactions.js'
 import { SearchIndexer, searchDocumentsOfNewTransactions } from './search/indexer.js'
+import { SearchPool } from './search/pool/pool.js'
 import { SyncService } from './sync/index.js'
 import { WebhookDelivery } from './webhooks/index.js'
 
@@ -50,6 +51,8 @@ export interface RunningApp {
   ctx: ServiceContext
   /** The sync engine and its schedule (beside the context: doors that trigger syncs get it). */
   sync: SyncService
+  /** Runs searches in worker threads on SQLite (beside the context: the search doors get it). */
+  searches: SearchPool
   auth: Auth
   http: App
   /** Open SSE streams (their caps; tests read their progress). */
@@ -73,6 +76,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
   try {
     const auth = new Auth(ctx)
     await auth.load()
+    const searches = new SearchPool(ctx)
     // SPEC 5.3: never serve beyond loopback without a token unless told to.
     if (!auth.dashboard.configured) {
       if (!isLoopbackAddr(config.server.addr) && !config.server.allow_unauthenticated) {
@@ -90,7 +94,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     const { buildHttpServer } = await import('./http/server.js')
     const { MCP_ROUTES } = await import('./mcp/http.js')
     const { app, sse } = await buildHttpServer(
-      { ctx, auth, sync },
+      { ctx, auth, sync, searches },
       config.mcp.enabled ? MCP_ROUTES : [],
     )
     const { host, port } = splitHostPort(config.server.addr)
@@ -127,6 +131,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
       url,
       ctx,
       sync,
+      searches,
       auth,
       http: app,
       sse,
@@ -142,6 +147,9 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
         ctx.signals.beginClosing()
         step('http: finishing requests, closing streams')
         await app.close()
+        // Searches in flight answered 503 when closing began; the workers end.
+        step('search workers: closing their connections')
+        await searches.close()
         // Waits for a sync of this process to finish its run record.
         step('sync: finishing the current unit and the run record')
         await sync.stop()

@@ -16,6 +16,7 @@ export interface Metrics {
   authRateLimited: Counter
   sseStreams: Gauge
   sseRefused: Counter<'limit'>
+  searchQueued: Gauge
 }
 
 export function createMetrics(): Metrics {
@@ -95,6 +96,11 @@ export function createMetrics(): Metrics {
       name: 'service_sse_streams_refused_total',
       help: 'Event streams refused (429), by the cap reached (total, per_client).',
       labelNames: ['limit'],
+      registers: [registry],
+    }),
+    searchQueued: new Gauge({
+      name: 'service_search_queued',
+      help: 'Searches waiting for a free search worker (search.workers).',
       registers: [registry],
     }),
   }

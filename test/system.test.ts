@@ -311,7 +311,9 @@ test('a route that names no tier is refused when the server is built, never open
     tier: undefined as unknown as Route['tier'],
   }
   await assert.rejects(
-    buildHttpServer({ ctx: app.ctx, auth: app.auth, sync: app.sync }, [untiered]),
+    buildHttpServer({ ctx: app.ctx, auth: app.auth, sync: app.sync, searches: app.searches }, [
+      untiered,
+    ]),
     /GET \/untiered names no tier/,
   )
 })

@@ -73,6 +73,9 @@ timeout = "2s"
 interval = "1h30m"
 lookback_days = 0
 
+[search]
+workers = 2
+
 [aggregator]
 access_url = "https://user:pass@bridge.example/simplefin"
 setup_token = "setup-token"
@@ -155,6 +158,7 @@ test('an empty configuration yields every default', () => {
     events: { enabled: true, retention_days: 0, max_streams: 100, max_streams_per_client: 10 },
     webhooks: { enabled: true, max_attempts: 5, timeout: '10s' },
     sync: { interval: '6h', lookback_days: 90 },
+    search: { workers: 4 },
     aggregator: { access_url: null, setup_token: null },
     ethereum: {
       api_key: null,
@@ -225,6 +229,7 @@ test('a TOML file sets every section', () => {
   })
   assert.deepEqual(config.webhooks, { enabled: false, max_attempts: 3, timeout: '2s' })
   assert.deepEqual(config.sync, { interval: '1h30m', lookback_days: 0 })
+  assert.deepEqual(config.search, { workers: 2 })
   assert.deepEqual(config.aggregator, {
     access_url: 'https://user:pass@bridge.example/simplefin',
     setup_token: 'setup-token',

@@ -40,6 +40,8 @@ export interface Config {
   }
   webhooks: { enabled: boolean; max_attempts: number; timeout: string }
   sync: { interval: string; lookback_days: number }
+  /** Search worker threads (SQLite); 0: in the request's thread. */
+  search: { workers: number }
   aggregator: { access_url: string | null; setup_token: string | null }
   ethereum: {
     api_key: string | null

@@ -52,6 +52,8 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
   { key: 'sync.interval', kind: 'duration', default: '6h', secret: false, title: 'Scheduled sync interval ("0" turns it off)' },
   { key: 'sync.lookback_days', kind: 'int', default: 90, min: 0, secret: false, title: 'Sync history window in days (0 means all)' },
 
+  { key: 'search.workers', kind: 'int', default: 4, min: 0, secret: false, title: 'Worker threads that run searches on SQLite, each with its own read-only connection, at most the CPU cores; 0 runs them on the main thread, as PostgreSQL always does (docs/architecture.md)' },
+
   { key: 'aggregator.access_url', kind: 'string', default: null, secret: true, title: 'SimpleFIN access URL' },
   { key: 'aggregator.setup_token', kind: 'string', default: null, secret: true, title: 'SimpleFIN setup token' },
 

@@ -101,6 +101,20 @@ export function prepareSqliteConnection(sqlite: SqliteConnection): void {
   )
 }
 
+/**
+ * A read-only connection to the SQLite file at `path`, for a search worker
+ * (src/search/pool/): WAL lets it read beside the writer, in another thread or
+ * process. Its transactions are plain (deferred) BEGINs: each is one read
+ * snapshot and never asks for the write lock.
+ */
+export function openSqliteReader(path: string): Kysely<Database> {
+  const sqlite = new SqliteDatabase(path, { readonly: true, fileMustExist: true })
+  prepareSqliteConnection(sqlite)
+  return new Kysely<Database>({
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+  })
+}
+
 /** SQLite: coffer_compare_decimal(a, b) is -1, 0 or 1 as the decimal text a is below, at or above b. */
 export const COMPARE_DECIMAL_SQL = 'coffer_compare_decimal'
 

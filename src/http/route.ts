@@ -18,13 +18,18 @@ import type {
 import type { Tier } from '../auth/decide.js'
 import type { Auth } from '../auth/index.js'
 import type { ServiceContext } from '../context.js'
+import type { SearchPool } from '../search/pool/pool.js'
 import type { SyncService } from '../sync/index.js'
 import type { SseStreams } from './sse.js'
 
-/** What handlers receive: the service context, the sync service, auth state, open SSE streams. */
+/**
+ * What handlers receive: the service context, the sync service, the search pool
+ * (searches run off the main thread), auth state, open SSE streams.
+ */
 export interface RouteDeps {
   ctx: ServiceContext
   sync: SyncService
+  searches: SearchPool
   auth: Auth
   sse: SseStreams
 }

@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
 import type { Auth } from '../auth/index.js'
 import type { ServiceContext } from '../context.js'
+import type { SearchPool } from '../search/pool/pool.js'
 import type { SyncService } from '../sync/index.js'
 import { parseDuration } from '../config/index.js'
 import { Invalid, TooManyRequests } from '../errors.js'
@@ -61,11 +62,12 @@ export interface HttpDeps {
   ctx: ServiceContext
   auth: Auth
   sync: SyncService
+  searches: SearchPool
 }
 
 /** Builds the app with every route of ROUTES, plus `mounted` (app.ts passes /mcp). */
 export async function buildHttpServer(
-  { ctx, auth, sync }: HttpDeps,
+  { ctx, auth, sync, searches }: HttpDeps,
   mounted: readonly Route[] = [],
 ): Promise<HttpServer> {
   // Widened so that the instance type matches App (FastifyBaseLogger).
@@ -200,7 +202,7 @@ export async function buildHttpServer(
     { total: ctx.config.events.max_streams, perClient: ctx.config.events.max_streams_per_client },
     ctx.metrics,
   )
-  const deps: RouteDeps = { ctx, sync, auth, sse }
+  const deps: RouteDeps = { ctx, sync, searches, auth, sse }
   for (const { method, url, tier, schema, handler, options } of [...ROUTES, ...mounted]) {
     // The auth hook reads the tier; a route without one would be refused here.
     if (tier === undefined) throw new Error(`${String(method)} ${url} names no tier`)

@@ -6,6 +6,7 @@ import type { LoadResult } from '../config/index.js'
 import type { OpenContext } from '../context.js'
 import { commandLogger } from '../log.js'
 import { SearchIndexer } from '../search/indexer.js'
+import { SearchPool } from '../search/pool/pool.js'
 import { SyncService } from '../sync/index.js'
 import { buildMcpServer, refuseInvalidParams } from './server.js'
 import { guardStdin } from './stdin-guard.js'
@@ -20,7 +21,8 @@ export async function runMcpStdio(loaded: LoadResult, open: OpenContext): Promis
   const ctx = await open(config, { logger })
   // Not started: the schedule belongs to `coffer serve`; the sync tools still run syncs.
   const sync = new SyncService(ctx)
-  const server = buildMcpServer({ ctx, sync })
+  const searches = new SearchPool(ctx)
+  const server = buildMcpServer({ ctx, sync, searches })
   // A long-lived process keeps the search index current, as `coffer serve` does.
   const searchIndexer = new SearchIndexer(ctx)
   searchIndexer.start()
@@ -39,6 +41,8 @@ export async function runMcpStdio(loaded: LoadResult, open: OpenContext): Promis
     process.once('SIGTERM', resolve)
   })
   await server.close()
+  // Searches in flight answer 503; the workers close their connections.
+  await searches.close()
   // Waits for a sync this process started to finish its run record.
   await sync.stop()
   await searchIndexer.stop()

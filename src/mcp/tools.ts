@@ -29,7 +29,7 @@ import {
 } from '../ledger/transactions.js'
 import { previewRule, runAllRules, runRule, unapplyRule } from '../rules/run.js'
 import { createRule, deleteRule, getRule, listRules, replaceRule } from '../rules/store.js'
-import { searchTransactions } from '../search/index.js'
+import type { SearchPool } from '../search/pool/pool.js'
 import { listSources } from '../sync/source-entries.js'
 import { AccountListQuery, CreateAccountBody, UpdateAccountBody } from '../schemas/accounts.js'
 import { Id } from '../schemas/common.js'
@@ -50,10 +50,11 @@ import type { SyncService } from '../sync/index.js'
 import { createWebhook, deleteWebhook, listWebhooks, updateWebhook } from '../webhooks/registry.js'
 import { sendTestDelivery } from '../webhooks/send-test.js'
 
-/** What tools receive: the service context, and the sync service the sync tools drive. */
+/** What tools receive: the service context, the sync service the sync tools drive, the search pool. */
 export interface ToolDeps {
   ctx: ServiceContext
   sync: SyncService
+  searches: SearchPool
 }
 
 export interface Tool {
@@ -159,7 +160,7 @@ export const TOOLS: readonly Tool[] = [
     'search_transactions',
     'Search transactions with the query language of docs/search.md (q: free text, field:value filters such as amount:<-100, date:2024-02, label:category=food, ext:tax.deductible=true, AND/OR/NOT, parentheses), plus since, until, label_key, label_value, limit, and cursor (the next_cursor of the previous page; null means the last page) or offset. Returns {query, total, total_is_lower_bound, transactions, next_cursor}, newest first (total_is_lower_bound: true when counting stopped at its budget and total is only a lower bound). Same as GET /api/v1/transactions/search.',
     query(TransactionSearchQuery),
-    ({ ctx }, input) => searchTransactions(ctx, input),
+    ({ searches }, input) => searches.run(input),
   ),
   tool(
     'get_transaction',

@@ -18,12 +18,12 @@ import {
   updateTransaction,
 } from '../../ledger/transactions.js'
 import { TransactionRoutes as S } from '../../schemas/transactions.js'
-import { searchTransactions } from '../../search/index.js'
 import type { Handler } from '../route.js'
 
 export const list: Handler<typeof S.list> = ({ ctx }, req) => listTransactions(ctx, req.query)
 
-export const search: Handler<typeof S.search> = ({ ctx }, req) => searchTransactions(ctx, req.query)
+// In a worker thread on SQLite (search/pool/): a broad search leaves this one free.
+export const search: Handler<typeof S.search> = ({ searches }, req) => searches.run(req.query)
 
 export const get: Handler<typeof S.get> = ({ ctx }, req) => getTransaction(ctx, req.params.id)
 
