@@ -6,6 +6,7 @@
 // "page" times the page alone (the rows and their labels and extensions); "list"
 // the whole answer, which also counts the exact `total` as before.
 // Target (SQLite): p50 at the millionth row by cursor under 20 ms (page).
+// COFFER_BENCH_ENGINE=postgres runs it on PostgreSQL (not judged by that target).
 import { encodeCursor, resolveKeysetPage, type KeysetPage } from '../src/page.js'
 import { toTransactionsJson } from '../src/ledger/snapshots.js'
 import {
@@ -16,8 +17,8 @@ import {
 import { listTransactions, transactionPage } from '../src/ledger/transactions.js'
 import { searchTransactions } from '../src/search/index.js'
 import type { ServiceContext } from '../src/context.js'
-import { ACCOUNTS, generateLedger } from './lib/generate-ledger.js'
-import { freshSqlite, openAnotherContext, timed } from './support.js'
+import { ACCOUNTS, generateLedgerIn } from './lib/generate-ledger.js'
+import { benchEngine, freshDatabase, openAnotherContext, timed } from './support.js'
 
 const ROWS = Number(process.env.COFFER_BENCH_LIST_ROWS ?? 100_000)
 const RUNS = Number(process.env.COFFER_BENCH_LIST_RUNS ?? 15)
@@ -65,13 +66,14 @@ interface Case {
 }
 
 export async function benchList(): Promise<void> {
-  const db = await freshSqlite('list')
+  const engine = benchEngine()
+  const db = await freshDatabase('list', engine)
   await db.ctx.close() // schema only; generate with a bare driver handle
-  const { ms: generateMs } = await timed(async () => generateLedger(db.path, { rows: ROWS }))
+  const { ms: generateMs } = await timed(() => generateLedgerIn(db, { rows: ROWS }))
   const ctx = await openAnotherContext(db)
   try {
     console.log(
-      `\n## list paging (${ROWS.toLocaleString('en-US')} transactions, generated in ${(generateMs / 1000).toFixed(1)} s; limit ${LIMIT}; ${RUNS} runs)`,
+      `\n## list paging (${ROWS.toLocaleString('en-US')} transactions${engine === 'postgres' ? ' on PostgreSQL' : ''}, generated in ${(generateMs / 1000).toFixed(1)} s; limit ${LIMIT}; ${RUNS} runs)`,
     )
     console.log(
       `  ${'case'.padEnd(66)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)} ${'/ first'.padStart(8)}`,
@@ -141,7 +143,9 @@ export async function benchList(): Promise<void> {
       }
     }
     console.log(
-      `  target (SQLite): page p50 at the last row by cursor < 20 ms: ${deepCursorPage.toFixed(1)} ms ${deepCursorPage < 20 ? 'ok' : 'MISSES TARGET'}`,
+      engine === 'postgres'
+        ? `  target (SQLite's, not judged on PostgreSQL): page p50 at the last row by cursor < 20 ms: ${deepCursorPage.toFixed(1)} ms`
+        : `  target (SQLite): page p50 at the last row by cursor < 20 ms: ${deepCursorPage.toFixed(1)} ms ${deepCursorPage < 20 ? 'ok' : 'MISSES TARGET'}`,
     )
   } finally {
     await ctx.close()

@@ -1,27 +1,55 @@
-// Shared pieces of the benchmarks: temp databases built by the real migrations,
-// timing, and a uniform report line (figure, same-run baseline, ratio).
+// Shared pieces of the benchmarks: temp databases built by the real migrations
+// (a SQLite file or a PostgreSQL schema), timing, and a uniform report line
+// (figure, same-run baseline, ratio).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
+import pg from 'pg'
 import { openServiceContext } from '../src/app.js'
 import { loadConfig } from '../src/config/index.js'
 import type { ServiceContext } from '../src/context.js'
 import { createLogger } from '../src/log.js'
 
+export type BenchEngine = 'sqlite' | 'postgres'
+
+/** COFFER_BENCH_ENGINE: the engine of the benches that run on both (default sqlite). */
+export function benchEngine(): BenchEngine {
+  const engine = process.env.COFFER_BENCH_ENGINE || 'sqlite'
+  if (engine !== 'sqlite' && engine !== 'postgres')
+    throw new Error(`bench: COFFER_BENCH_ENGINE: expected sqlite or postgres, got "${engine}"`)
+  return engine
+}
+
+const POSTGRES_DSN = process.env.COFFER_BENCH_POSTGRES_DSN || 'postgres://root@127.0.0.1:5432/test'
+
 export interface BenchDb {
+  engine: BenchEngine
   dir: string
+  /** The SQLite file (SQLite only). */
   path: string
+  /** The DSN with search_path pinned to the bench's own schema (PostgreSQL only). */
+  dsn: string | null
   ctx: ServiceContext
   dispose(): Promise<void>
 }
 
-/** A quiet service context over the SQLite file at `path` (data under `dir`). */
-async function openQuietContext(dir: string, path: string): Promise<ServiceContext> {
+/** The SERVICE_* variables that select a bench database. */
+function databaseEnv(db: Pick<BenchDb, 'path' | 'dsn'>): Record<string, string> {
+  return db.dsn === null
+    ? { SERVICE_DATABASE_PATH: db.path }
+    : { SERVICE_DATABASE_DRIVER: 'postgres', SERVICE_DATABASE_DSN: db.dsn }
+}
+
+/** A quiet service context over the database that `database` selects (data under `dir`). */
+async function openQuietContext(
+  dir: string,
+  database: Record<string, string>,
+): Promise<ServiceContext> {
   const { config } = loadConfig({
     file: null,
     env: {
-      SERVICE_DATABASE_PATH: path,
+      ...database,
       SERVICE_DATA_DIR: join(dir, 'data'),
       SERVICE_LOG_LEVEL: 'error',
     },
@@ -36,10 +64,12 @@ async function openQuietContext(dir: string, path: string): Promise<ServiceConte
 export async function freshSqlite(label: string): Promise<BenchDb> {
   const dir = mkdtempSync(join(tmpdir(), `coffer-bench-${label}-`))
   const path = join(dir, 'coffer.db')
-  const ctx = await openQuietContext(dir, path)
+  const ctx = await openQuietContext(dir, { SERVICE_DATABASE_PATH: path })
   return {
+    engine: 'sqlite',
     dir,
     path,
+    dsn: null,
     ctx,
     async dispose() {
       await ctx.close()
@@ -48,9 +78,68 @@ export async function freshSqlite(label: string): Promise<BenchDb> {
   }
 }
 
+/** One statement on the bench server, outside any bench schema. */
+async function onPostgresServer(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_DSN })
+  await client.connect()
+  try {
+    await client.query(statement)
+  } finally {
+    await client.end()
+  }
+}
+
+/**
+ * A fresh schema with the real schema in it, on the PostgreSQL server at
+ * COFFER_BENCH_POSTGRES_DSN, and a service context over it; dispose drops it.
+ * As in the tests (test/helpers/app.ts), the schema is selected by the DSN's
+ * search_path.
+ */
+export async function freshPostgres(label: string): Promise<BenchDb> {
+  // pg_trgm once, in public: installed by the migration into the bench's own
+  // schema, it would go when the schema is dropped (scripts/run-tests.mjs).
+  await onPostgresServer('create extension if not exists pg_trgm with schema public').catch(
+    (error: Error) =>
+      console.error(`pg_trgm is not available (${error.message}); search runs unindexed`),
+  )
+  const schema = `bench_${label.replace(/\W/g, '_')}_${Date.now().toString(36)}`
+  await onPostgresServer(`create schema ${schema}`)
+  const dir = mkdtempSync(join(tmpdir(), `coffer-bench-${label}-`))
+  const url = new URL(POSTGRES_DSN)
+  url.searchParams.set('options', `-c search_path=${schema}`)
+  const dsn = url.toString()
+  const dispose = async () => {
+    await onPostgresServer(`drop schema if exists ${schema} cascade`)
+    rmSync(dir, { recursive: true, force: true })
+  }
+  let ctx: ServiceContext
+  try {
+    ctx = await openQuietContext(dir, databaseEnv({ path: '', dsn }))
+  } catch (error) {
+    await dispose()
+    throw error
+  }
+  return {
+    engine: 'postgres',
+    dir,
+    path: '',
+    dsn,
+    ctx,
+    async dispose() {
+      await ctx.close()
+      await dispose()
+    },
+  }
+}
+
+/** A fresh database on `engine`: freshSqlite or freshPostgres. */
+export function freshDatabase(label: string, engine: BenchEngine): Promise<BenchDb> {
+  return engine === 'postgres' ? freshPostgres(label) : freshSqlite(label)
+}
+
 /** A second service context on the same database, as another process would open it. */
 export function openAnotherContext(db: BenchDb): Promise<ServiceContext> {
-  return openQuietContext(db.dir, db.path)
+  return openQuietContext(db.dir, databaseEnv(db))
 }
 
 export async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
@@ -80,5 +169,5 @@ export function report(
 
 /** A quiet service context over an existing SQLite file (as another process would open it). */
 export function openExisting(dir: string, path: string): Promise<ServiceContext> {
-  return openQuietContext(dir, path)
+  return openQuietContext(dir, { SERVICE_DATABASE_PATH: path })
 }

@@ -9,7 +9,9 @@
 // mostly between -100 and 100 (about 5% below -100); a `category` label on 70%
 // of rows (12 values), a `trip` label on 2%; extension `tax.deductible` on 10%
 // (true on a third of those), `tax.rate` on 5%. Three accounts.
+import pg from 'pg'
 import SqliteDatabase from '../../src/db/sqlite-binding.js'
+import type { BenchDb } from '../support.js'
 
 export const CATEGORIES = [
   'food',
@@ -108,6 +110,60 @@ function dateOf(rand: () => number): string {
   return `${at.toISOString().slice(0, 19)}Z`
 }
 
+/** One generated transaction with its labels and extensions. */
+export interface LedgerRow {
+  id: string
+  accountId: string
+  amount: string
+  date: string
+  description: string
+  payee: string
+  memo: string | null
+  pending: 0 | 1
+  labels: Array<[key: string, value: string]>
+  extensions: Array<[key: string, value: string]>
+}
+
+/**
+ * The rows of a generated ledger, in batches of up to `batchRows`: the one
+ * source of both writers, so SQLite and PostgreSQL hold the very same ledger.
+ */
+export function* ledgerRows(
+  options: { rows: number; seed?: number },
+  batchRows: number,
+): Generator<LedgerRow[]> {
+  const rand = seeded(options.seed ?? 1)
+  for (let start = 0; start < options.rows; start += batchRows) {
+    const batch: LedgerRow[] = []
+    for (let i = start; i < Math.min(options.rows, start + batchRows); i++) {
+      const id = `csv:${String(i).padStart(8, '0')}`
+      const merchant = merchantOf(rand)
+      const labels: LedgerRow['labels'] = []
+      const extensions: LedgerRow['extensions'] = []
+      if (rand() < 0.7) labels.push(['category', CATEGORIES[Math.floor(rand() * 12)]!])
+      if (rand() < 0.02) labels.push(['trip', rand() < 0.5 ? 'paris' : 'tokyo'])
+      if (rand() < 0.1) extensions.push(['tax.deductible', rand() < 1 / 3 ? 'true' : 'false'])
+      if (rand() < 0.05) extensions.push(['tax.rate', String(Math.floor(rand() * 25))])
+      batch.push({
+        id,
+        accountId: ACCOUNTS[Math.floor(rand() * ACCOUNTS.length)]!.id,
+        amount: amountOf(rand),
+        date: dateOf(rand),
+        description: `Card purchase at ${merchant}, ${CITIES[Math.floor(rand() * CITIES.length)]!} #${i}`,
+        payee: merchant,
+        memo: rand() < 0.1 ? `memo ${i % 1000}` : null,
+        pending: rand() < 0.01 ? 1 : 0,
+        labels,
+        extensions,
+      })
+    }
+    yield batch
+  }
+}
+
+/** The created/updated/synced stamp of every generated row. */
+const GENERATED_AT = '2025-01-01T00:00:00Z'
+
 /**
  * Fills the (migrated, empty) SQLite database at `path` with `rows` transactions
  * and their labels and extensions. Every transaction is queued for its search
@@ -115,12 +171,11 @@ function dateOf(rand: () => number): string {
  * (src/search/indexer.ts), as `coffer serve` does after an import.
  */
 export function generateLedger(path: string, options: { rows: number; seed?: number }): void {
-  const rand = seeded(options.seed ?? 1)
   const sqlite = new SqliteDatabase(path)
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')
   try {
-    const now = '2025-01-01T00:00:00Z'
+    const now = GENERATED_AT
     sqlite
       .prepare(
         `insert or ignore into organizations (id, name, domain, source, created_at, updated_at) values ('manual', 'Manual', null, 'manual', ?, ?)`,
@@ -140,31 +195,26 @@ export function generateLedger(path: string, options: { rows: number; seed?: num
     const insertExtension = sqlite.prepare(
       `insert into transaction_extensions (transaction_id, key, value) values (?, ?, ?)`,
     )
-    const unit = sqlite.transaction((start: number, end: number) => {
-      for (let i = start; i < end; i++) {
-        const id = `csv:${String(i).padStart(8, '0')}`
-        const merchant = merchantOf(rand)
-        if (rand() < 0.7) insertLabel.run(id, 'category', CATEGORIES[Math.floor(rand() * 12)]!)
-        if (rand() < 0.02) insertLabel.run(id, 'trip', rand() < 0.5 ? 'paris' : 'tokyo')
-        if (rand() < 0.1)
-          insertExtension.run(id, 'tax.deductible', rand() < 1 / 3 ? 'true' : 'false')
-        if (rand() < 0.05) insertExtension.run(id, 'tax.rate', String(Math.floor(rand() * 25)))
+    const unit = sqlite.transaction((batch: LedgerRow[]) => {
+      for (const row of batch) {
+        for (const [key, value] of row.labels) insertLabel.run(row.id, key, value)
+        for (const [key, value] of row.extensions) insertExtension.run(row.id, key, value)
         insertTx.run(
-          id,
-          ACCOUNTS[Math.floor(rand() * ACCOUNTS.length)]!.id,
-          amountOf(rand),
-          dateOf(rand),
-          `Card purchase at ${merchant}, ${CITIES[Math.floor(rand() * CITIES.length)]!} #${i}`,
-          merchant,
-          rand() < 0.1 ? `memo ${i % 1000}` : null,
-          rand() < 0.01 ? 1 : 0,
+          row.id,
+          row.accountId,
+          row.amount,
+          row.date,
+          row.description,
+          row.payee,
+          row.memo,
+          row.pending,
           now,
           now,
           now,
         )
       }
     })
-    for (let i = 0; i < options.rows; i += UNIT_ROWS) unit(i, Math.min(options.rows, i + UNIT_ROWS))
+    for (const batch of ledgerRows(options, UNIT_ROWS)) unit(batch)
     sqlite.exec(
       'insert into search_pending (transaction_id) select id from transactions where true on conflict do nothing',
     )
@@ -172,4 +222,96 @@ export function generateLedger(path: string, options: { rows: number; seed?: num
   } finally {
     sqlite.close()
   }
+}
+
+/** Rows per statement on PostgreSQL: each table's batch is one INSERT over arrays. */
+const POSTGRES_BATCH_ROWS = 5_000
+const GENERATED_TABLES = ['transactions', 'transaction_labels', 'transaction_extensions']
+
+/**
+ * Fills the (migrated, empty) PostgreSQL schema that `dsn` selects (its
+ * search_path) with the same rows as generateLedger, then vacuums and analyzes
+ * it. No search documents: the pg_trgm indexes are the database's. The
+ * secondary indexes of the generated tables are dropped for the load and
+ * created again from their own definitions (as pg_restore does), so the schema
+ * ends as the migrations built it.
+ */
+export async function generateLedgerPostgres(
+  dsn: string,
+  options: { rows: number; seed?: number },
+): Promise<void> {
+  const client = new pg.Client({ connectionString: dsn })
+  await client.connect()
+  try {
+    const now = GENERATED_AT
+    await client.query(`set maintenance_work_mem = '256MB'`)
+    await client.query('begin')
+    await client.query(
+      `insert into organizations (id, name, domain, source, created_at, updated_at) values ('manual', 'Manual', null, 'manual', $1, $1) on conflict do nothing`,
+      [now],
+    )
+    for (const account of ACCOUNTS) {
+      await client.query(
+        `insert into accounts (id, org_id, name, currency, balance, source, created_at, updated_at, synced_at) values ($1, 'manual', $2, 'USD', '0', 'manual', $3, $3, $3)`,
+        [account.id, account.name, now],
+      )
+    }
+    // Indexes that back a constraint (primary keys) stay.
+    const { rows: indexes } = await client.query<{ name: string; definition: string }>(
+      `select i.indexname as name, i.indexdef as definition from pg_indexes i
+       where i.schemaname = current_schema() and i.tablename = any($1)
+         and not exists (select 1 from pg_constraint c
+           where c.conindid = format('%I.%I', i.schemaname, i.indexname)::regclass)`,
+      [GENERATED_TABLES],
+    )
+    for (const { name } of indexes)
+      await client.query(`drop index ${client.escapeIdentifier(name)}`)
+    for (const batch of ledgerRows(options, POSTGRES_BATCH_ROWS)) {
+      await client.query(
+        `insert into transactions (id, account_id, amount, date, description, payee, memo, pending, source, created_at, updated_at, synced_at)
+         select t.*, 'csv', $9, $9, $9
+         from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::integer[]) as t`,
+        [
+          batch.map((r) => r.id),
+          batch.map((r) => r.accountId),
+          batch.map((r) => r.amount),
+          batch.map((r) => r.date),
+          batch.map((r) => r.description),
+          batch.map((r) => r.payee),
+          batch.map((r) => r.memo),
+          batch.map((r) => r.pending),
+          now,
+        ],
+      )
+      for (const [table, pairs] of [
+        ['transaction_labels', batch.flatMap((r) => r.labels.map((l) => [r.id, ...l]))],
+        ['transaction_extensions', batch.flatMap((r) => r.extensions.map((e) => [r.id, ...e]))],
+      ] as const) {
+        await client.query(
+          `insert into ${table} (transaction_id, key, value)
+           select * from unnest($1::text[], $2::text[], $3::text[])`,
+          [0, 1, 2].map((column) => pairs.map((p) => p[column])),
+        )
+      }
+    }
+    for (const { definition } of indexes) await client.query(definition)
+    await client.query('commit')
+    // Vacuum as well: it sets the visibility map, as autovacuum does soon after a
+    // bulk load on a default server, so counts can be index-only scans.
+    await client.query(`vacuum (analyze) accounts, ${GENERATED_TABLES.join(', ')}`)
+  } catch (error) {
+    await client.query('rollback').catch(() => {})
+    throw new Error('bench: generating the PostgreSQL ledger', { cause: error })
+  } finally {
+    await client.end()
+  }
+}
+
+/** Fills a fresh bench database (bench/support.ts) on its own engine. */
+export async function generateLedgerIn(
+  db: Pick<BenchDb, 'path' | 'dsn'>,
+  options: { rows: number; seed?: number },
+): Promise<void> {
+  if (db.dsn === null) generateLedger(db.path, options)
+  else await generateLedgerPostgres(db.dsn, options)
 }
