@@ -7,7 +7,7 @@
 // the whole answer, which also counts the exact `total` as before.
 // Target (SQLite): p50 at the millionth row by cursor under 20 ms (page).
 // COFFER_BENCH_ENGINE=postgres runs it on PostgreSQL (not judged by that target).
-import { encodeCursor, resolveKeysetPage, type KeysetPage } from '../src/page.js'
+import { resolveKeysetPage, type KeysetPage } from '../src/page.js'
 import { toTransactionsJson } from '../src/ledger/snapshots.js'
 import {
   filteredTransactions,
@@ -18,7 +18,7 @@ import { listTransactions, transactionPage } from '../src/ledger/transactions.js
 import { searchTransactions } from '../src/search/index.js'
 import type { ServiceContext } from '../src/context.js'
 import { ACCOUNTS, generateLedgerIn } from './lib/generate-ledger.js'
-import { benchEngine, freshDatabase, openAnotherContext, timed } from './support.js'
+import { benchEngine, cursorAt, freshDatabase, openAnotherContext, timed } from './support.js'
 
 const ROWS = Number(process.env.COFFER_BENCH_LIST_ROWS ?? 100_000)
 const RUNS = Number(process.env.COFFER_BENCH_LIST_RUNS ?? 15)
@@ -34,23 +34,6 @@ async function sample(work: () => Promise<unknown>): Promise<{ p50: number; p95:
   for (let run = 0; run < RUNS; run++) times.push((await timed(work)).ms)
   times.sort((a, b) => a - b)
   return { p50: percentile(times, 50), p95: percentile(times, 95) }
-}
-
-/** The cursor a client holds after paging to the row just before `position`. */
-async function cursorAt(
-  ctx: ServiceContext,
-  filter: TransactionFilter,
-  scope: unknown,
-  position: number,
-): Promise<string> {
-  const key = await filteredTransactions(ctx.db.kysely, filter)
-    .select(['date', 'id'])
-    .orderBy('date', 'desc')
-    .orderBy('id', 'desc')
-    .limit(1)
-    .offset(position - 1)
-    .executeTakeFirstOrThrow()
-  return encodeCursor(scope, key)
 }
 
 async function countOf(ctx: ServiceContext, filter: TransactionFilter): Promise<number> {

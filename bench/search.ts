@@ -11,13 +11,25 @@ import { olderThan } from '../src/search/stream.js'
 import { EVERYTHING, loadSubjects } from '../src/search/subjects.js'
 import { indexAllQueuedDocuments } from '../src/search/indexer.js'
 import { generateLedgerIn } from './lib/generate-ledger.js'
-import { benchEngine, freshDatabase, openAnotherContext, perSecond, timed } from './support.js'
+import { listTransactions } from '../src/ledger/transactions.js'
+import { transactionListScope } from '../src/ledger/transaction-query.js'
+import {
+  benchEngine,
+  cursorAt,
+  databaseBytes,
+  freshDatabase,
+  mebibytes,
+  openAnotherContext,
+  perSecond,
+  timed,
+} from './support.js'
 
 const ROWS = Number(process.env.COFFER_BENCH_SEARCH_ROWS ?? 1_000_000)
 const RUNS = Number(process.env.COFFER_BENCH_SEARCH_RUNS ?? 15)
 // A broad query costs about a scan; a few runs give its figure.
 const BROAD_RUNS = 3
 const SCAN_PAGE = 2000
+const DEEP_LIMIT = 100
 
 // The query mix of issue 16 (target: every p50 under 300 ms on SQLite at 1M
 // rows), then the selective queries of issue 8 (p50 under 100 ms).
@@ -147,6 +159,24 @@ export async function benchSearch(): Promise<void> {
     }
     console.log(
       `  targets (SQLite${engine === 'postgres' ? "'s, not judged on PostgreSQL" : ''}): the mix p50 < 300 ms; selective scan/p50 ≥ 20× and p50 < 100 ms`,
+    )
+    // The ledger's shape: its size on disk, this process's peak memory (the
+    // service's context plus the bench's matcher scan), and a deep list page.
+    const deep = ROWS - DEEP_LIMIT
+    const cursor = await cursorAt(ctx, {}, transactionListScope('transactions', {}), deep)
+    const deepPage = async (input: { cursor?: string; offset?: number }) => {
+      const times: number[] = []
+      for (let run = 0; run < RUNS; run++) {
+        times.push((await timed(() => listTransactions(ctx, { limit: DEEP_LIMIT, ...input }))).ms)
+      }
+      times.sort((a, b) => a - b)
+      return `p50 ${percentile(times, 50).toFixed(1)} / p95 ${percentile(times, 95).toFixed(1)} ms`
+    }
+    console.log(
+      `  shape: database ${mebibytes(await databaseBytes(db, ctx))}, peak RSS of the bench process ${mebibytes(process.resourceUsage().maxRSS * 1024)}`,
+    )
+    console.log(
+      `  GET /transactions (limit ${DEEP_LIMIT}, exact total) at row ${deep.toLocaleString('en-US')}: by cursor ${await deepPage({ cursor })}, by offset ${await deepPage({ offset: deep })}`,
     )
   } finally {
     await ctx.close()

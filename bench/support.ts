@@ -1,14 +1,17 @@
 // Shared pieces of the benchmarks: temp databases built by the real migrations
 // (a SQLite file or a PostgreSQL schema), timing, and a uniform report line
 // (figure, same-run baseline, ratio).
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import pg from 'pg'
 import { openServiceContext } from '../src/app.js'
 import { loadConfig } from '../src/config/index.js'
+import { sql } from 'kysely'
 import type { ServiceContext } from '../src/context.js'
+import { filteredTransactions, type TransactionFilter } from '../src/ledger/transaction-query.js'
+import { encodeCursor } from '../src/page.js'
 import { createLogger } from '../src/log.js'
 
 export type BenchEngine = 'sqlite' | 'postgres'
@@ -170,4 +173,38 @@ export function report(
 /** A quiet service context over an existing SQLite file (as another process would open it). */
 export function openExisting(dir: string, path: string): Promise<ServiceContext> {
   return openQuietContext(dir, { SERVICE_DATABASE_PATH: path })
+}
+
+/** The cursor a client holds after paging to the row just before `position`. */
+export async function cursorAt(
+  ctx: ServiceContext,
+  filter: TransactionFilter,
+  scope: unknown,
+  position: number,
+): Promise<string> {
+  const key = await filteredTransactions(ctx.db.kysely, filter)
+    .select(['date', 'id'])
+    .orderBy('date', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .offset(position - 1)
+    .executeTakeFirstOrThrow()
+  return encodeCursor(scope, key)
+}
+
+/** What the database takes on disk: the SQLite file and its WAL, or the bench schema's tables and indexes. */
+export async function databaseBytes(db: BenchDb, ctx: ServiceContext): Promise<number> {
+  if (db.engine === 'sqlite') {
+    const wal = `${db.path}-wal`
+    return statSync(db.path).size + (existsSync(wal) ? statSync(wal).size : 0)
+  }
+  const row = await sql<{ bytes: string }>`
+    select sum(pg_total_relation_size(c.oid))::text as bytes from pg_class c
+    join pg_namespace n on n.oid = c.relnamespace
+    where n.nspname = current_schema() and c.relkind in ('r', 'm')`.execute(ctx.db.kysely)
+  return Number(row.rows[0]?.bytes ?? 0)
+}
+
+export function mebibytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(0)} MiB`
 }
