@@ -171,8 +171,17 @@ export class Narrower {
     correlated?: RawBuilder<SqlBool>,
   ): Narrowing {
     if (this.options.idSets === false) return EVERY_ROW
-    if (!this.options.dateOrder || !this.plannerHints) {
+    if (!this.options.dateOrder) {
       return { where: sql<SqlBool>`transactions.id in (${ids})`, exact, ids, correlated }
+    }
+    if (!this.plannerHints) {
+      // PostgreSQL walks the date index by itself when a row's own test is cheap.
+      return {
+        where: correlated ?? sql<SqlBool>`transactions.id in (${ids})`,
+        exact,
+        ids,
+        correlated,
+      }
     }
     // Walking the date index, a probe per row beats building the whole set first.
     return {
@@ -258,7 +267,9 @@ export class Narrower {
     if (!inner.exact) return EVERY_ROW
     // NOT of "every row" is no row; exact predicates never yield NULL.
     if (!inner.where) return { where: sql<SqlBool>`1 = 0`, exact: true }
-    return { where: sql<SqlBool>`not ${inner.correlated ?? inner.where}`, exact: true }
+    // PostgreSQL hashes a NOT IN set; its per-row form pays off only on a walk of the date index.
+    const perRow = this.plannerHints || this.options.dateOrder ? inner.correlated : undefined
+    return { where: sql<SqlBool>`not ${perRow ?? inner.where}`, exact: true }
   }
 
   // Free text: the transaction's own text, its labels and extensions (one
@@ -291,6 +302,10 @@ export class Narrower {
           sql` union `,
         ),
         true,
+        or([
+          exactTextOfRowPg(needle, segments, (e, s) => this.likeAll(e, s)),
+          ...(accounts ? [accounts('transactions')] : []),
+        ]),
       )
     }
     if (segments.length === 0) return EVERY_ROW
@@ -538,6 +553,27 @@ const EXTENSION_VALUE_TEXT_PG = sql`(case when left(e.value, 1) = '"' then repla
  * hold a printable-ASCII needle, exactly as the matcher decides (foldedPg); the
  * trigram indexes find the candidates where the needle has a run they can use.
  */
+/**
+ * PostgreSQL: the same test as exactTextIdsPg for the row at hand (never
+ * NULL). The planner may turn each EXISTS into one hashed set: the trigram
+ * condition lets an index build it.
+ */
+function exactTextOfRowPg(
+  needle: string,
+  segments: string[],
+  likeAll: (expression: RawBuilder<unknown>, segments: string[]) => RawBuilder<SqlBool>,
+): RawBuilder<SqlBool> {
+  const holds = (expression: RawBuilder<unknown>) =>
+    sql<SqlBool>`coalesce(strpos(${foldedPg(expression)}, ${needle}), 0) > 0`
+  const indexed = (expression: RawBuilder<unknown>) =>
+    segments.length === 0 ? sql`` : sql` and ${likeAll(expression, segments)}`
+  return or([
+    ...['description', 'payee', 'memo', 'id'].map((c) => holds(sql.ref(`transactions.${c}`))),
+    sql<SqlBool>`exists (select 1 from transaction_labels l where l.transaction_id = transactions.id${indexed(LABEL_TEXT_PG)} and ${holds(LABEL_TEXT_PG)})`,
+    sql<SqlBool>`exists (select 1 from transaction_extensions e where e.transaction_id = transactions.id${indexed(EXTENSION_TEXT_PG)} and (${holds(sql`e.key`)} or ${holds(EXTENSION_VALUE_TEXT_PG)}))`,
+  ])
+}
+
 function exactTextIdsPg(
   needle: string,
   segments: string[],
