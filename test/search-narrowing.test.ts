@@ -525,3 +525,19 @@ test('a count the database cannot decide stops at its budget and says so', async
   assert.deepEqual([sqlDecided.total, sqlDecided.total_is_lower_bound], [rows / 2, false])
   assert.equal(plans.sql, 1)
 })
+
+test(
+  'PostgreSQL connections run without JIT (a large search spent longer compiling than running)',
+  { skip: ENGINE === 'postgres' ? false : 'PostgreSQL only' },
+  async (t) => {
+    const app = await startTestApp(t)
+    // Several at once, so that more than the pool's first connection answers.
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () => sql<{ jit: string }>`show jit`.execute(app.ctx.db.kysely)),
+    )
+    assert.deepEqual(
+      answers.map((a) => a.rows[0]!.jit),
+      ['off', 'off', 'off', 'off'],
+    )
+  },
+)
