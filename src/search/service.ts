@@ -94,17 +94,17 @@ export async function searchWith(deps: SearchDeps, input: SearchInput): Promise<
   // synchronous) and stops when the service closes (503, docs/architecture.md).
   const stream = { pause: yieldToEventLoop, signal: deps.closing }
   const db = deps.db
-  const text_ = await loadTextContext(db, query)
-  const narrowing = narrowingFor(db, query, { text: text_ })
+  const textContext = await loadTextContext(db, query)
+  const narrowing = narrowingFor(db, query, { text: textContext })
 
   if (narrowing.exact) {
     // SQL selects exactly what the matcher accepts (property-tested in
     // test/search-narrowing.test.ts): count and page in SQL, and still let the
     // matcher confirm the page.
-    const matched = await countExactly(db, query, narrowing, filter, text_)
+    const matched = await countExactly(db, query, narrowing, filter, textContext)
     const paging =
       matched > searchTuning.dateOrderThreshold
-        ? narrowingFor(db, query, { dateOrder: true, text: text_ })
+        ? narrowingFor(db, query, { dateOrder: true, text: textContext })
         : narrowing
     let candidates = candidateQuery(db, paging, filter)
     if (page.after) candidates = olderThan(candidates, page.after)
