@@ -15,16 +15,7 @@ import { LABELS, writeLabelsInUnit } from '../src/ledger/labels.js'
 import { findTransaction } from '../src/ledger/snapshots.js'
 import { startTestApp, type TestAppHandle } from './helpers/app.js'
 import { csvBatch, eventBodiesAfter, headSequence, ingest, StepClock } from './helpers/ledger.js'
-
-/** A small deterministic generator (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+import { seededRandom } from './helpers/seeded.js'
 
 const LABEL_KEYS = ['category', 'direction', 'x.y', 'z-z']
 const LABEL_VALUES = ['a', 'b', 'ü', '']
@@ -74,7 +65,7 @@ async function seeded(t: Parameters<typeof startTestApp>[0]): Promise<TestAppHan
     ),
   )
   // A first round of keys, one transaction at a time on both apps.
-  const next = random(7)
+  const next = seededRandom(7)
   await app.ctx.ledger.mutate(async (uow) => {
     for (const id of ids) {
       const want = randomNext(next)
@@ -88,7 +79,7 @@ async function seeded(t: Parameters<typeof startTestApp>[0]): Promise<TestAppHan
 
 /** The changes of the compared round: every transaction, some twice, in a shuffled order. */
 function changeList(seed: number): Array<{ id: string; next: KeyedValuesChange['next'] }> {
-  const next = random(seed)
+  const next = seededRandom(seed)
   const out: Array<{ id: string; next: KeyedValuesChange['next'] }> = []
   for (let i = 0; i < COUNT; i++) {
     const id = `csv:${String(Math.floor(next() * COUNT)).padStart(5, '0')}`

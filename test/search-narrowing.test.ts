@@ -28,6 +28,7 @@ import { searchTuning } from '../src/search/stream.js'
 import { loadSubjects } from '../src/search/subjects.js'
 import { indexAllQueuedDocuments } from '../src/search/indexer.js'
 import { ENGINE, startTestApp } from './helpers/app.js'
+import { seededRandom } from './helpers/seeded.js'
 
 /** Every match of `q`, newest first, walked page by page with next_cursor. */
 async function walkByCursor(ctx: ServiceContext, q: string, limit: number): Promise<string[]> {
@@ -60,16 +61,6 @@ function observedSearch(ctx: ServiceContext, plans: Record<SearchPlan, number>) 
       },
       input,
     )
-}
-
-// mulberry32: a small seeded generator, so a failure can be replayed.
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 // Words chosen to trip case folding and LIKE: U+212A KELVIN SIGN lower-cases to
@@ -326,7 +317,7 @@ function randomQuery(rand: () => number, ids: readonly string[], depth = 0): str
 test('narrowed search returns exactly what the matcher returns over every row', async (t) => {
   const app = await startTestApp(t)
   const ctx = app.ctx
-  const rand = random(20241122)
+  const rand = seededRandom(20241122)
   await buildLedger(ctx, rand)
   if (ENGINE === 'sqlite') {
     // Every search document built (nothing left queued as a candidate), so that

@@ -127,9 +127,7 @@ export function needleSegments(needle: string): string[] {
  * for such an operand SQL's ASCII lower() after mapping U+212A to "k" is exact.
  * The same expression is indexed in 0004-search; keep them identical.
  */
-function isCaseSafe(operand: string): boolean {
-  return /^[\x20-\x7e]*$/.test(operand)
-}
+const isCaseSafe = isPrintableAscii
 
 const FOLDED_VALUE = sql`lower(replace(k.value, '\u212A', 'k'))`
 
@@ -549,46 +547,64 @@ function foldedPg(expression: RawBuilder<unknown>): RawBuilder<unknown> {
  */
 const EXTENSION_VALUE_TEXT_PG = sql`(case when left(e.value, 1) = '"' then replace(e.value, '\\u0000', '\\u0001')::json #>> '{}' else e.value end)`
 
+type LikeAll = (expression: RawBuilder<unknown>, segments: string[]) => RawBuilder<SqlBool>
+
+/**
+ * PostgreSQL: the exact tests of a printable-ASCII needle (foldedPg; never
+ * NULL) on a transaction's own text, a label and an extension, each led by the
+ * trigram condition that lets an index find its candidates (where the needle
+ * has a run the indexes can use).
+ */
+function exactTextTestsPg(needle: string, segments: string[], likeAll: LikeAll) {
+  const holds = (expression: RawBuilder<unknown>) =>
+    sql<SqlBool>`coalesce(strpos(${foldedPg(expression)}, ${needle}), 0) > 0`
+  const indexed = (expression: RawBuilder<unknown>) =>
+    segments.length === 0 ? [] : [likeAll(expression, segments)]
+  return {
+    own: (table: string) =>
+      and([
+        ...indexed(TRANSACTION_TEXT_PG(table)),
+        or(['description', 'payee', 'memo', 'id'].map((c) => holds(sql.ref(`${table}.${c}`)))),
+      ]),
+    // The line key:value holds the key and the value: the matcher's three tests in one.
+    label: and([...indexed(LABEL_TEXT_PG), holds(LABEL_TEXT_PG)]),
+    extension: and([
+      ...indexed(EXTENSION_TEXT_PG),
+      or([holds(sql`e.key`), holds(EXTENSION_VALUE_TEXT_PG)]),
+    ]),
+  }
+}
+
 /**
  * PostgreSQL: the ids of the transactions whose own text, labels or extensions
- * hold a printable-ASCII needle, exactly as the matcher decides (foldedPg); the
- * trigram indexes find the candidates where the needle has a run they can use.
+ * hold a printable-ASCII needle, exactly as the matcher decides.
  */
+function exactTextIdsPg(
+  needle: string,
+  segments: string[],
+  likeAll: LikeAll,
+): RawBuilder<unknown>[] {
+  const tests = exactTextTestsPg(needle, segments, likeAll)
+  return [
+    sql`select t1.id from transactions t1 where ${tests.own('t1')}`,
+    sql`select l.transaction_id from transaction_labels l where ${tests.label}`,
+    sql`select e.transaction_id from transaction_extensions e where ${tests.extension}`,
+  ]
+}
+
 /**
- * PostgreSQL: the same test as exactTextIdsPg for the row at hand (never
- * NULL). The planner may turn each EXISTS into one hashed set: the trigram
- * condition lets an index build it.
+ * PostgreSQL: the same test for the row at hand. The planner may turn each
+ * EXISTS into one hashed set, which the trigram condition lets an index build.
  */
 function exactTextOfRowPg(
   needle: string,
   segments: string[],
-  likeAll: (expression: RawBuilder<unknown>, segments: string[]) => RawBuilder<SqlBool>,
+  likeAll: LikeAll,
 ): RawBuilder<SqlBool> {
-  const holds = (expression: RawBuilder<unknown>) =>
-    sql<SqlBool>`coalesce(strpos(${foldedPg(expression)}, ${needle}), 0) > 0`
-  const indexed = (expression: RawBuilder<unknown>) =>
-    segments.length === 0 ? sql`` : sql` and ${likeAll(expression, segments)}`
+  const tests = exactTextTestsPg(needle, segments, likeAll)
   return or([
-    ...['description', 'payee', 'memo', 'id'].map((c) => holds(sql.ref(`transactions.${c}`))),
-    sql<SqlBool>`exists (select 1 from transaction_labels l where l.transaction_id = transactions.id${indexed(LABEL_TEXT_PG)} and ${holds(LABEL_TEXT_PG)})`,
-    sql<SqlBool>`exists (select 1 from transaction_extensions e where e.transaction_id = transactions.id${indexed(EXTENSION_TEXT_PG)} and (${holds(sql`e.key`)} or ${holds(EXTENSION_VALUE_TEXT_PG)}))`,
+    tests.own('transactions'),
+    sql<SqlBool>`exists (select 1 from transaction_labels l where l.transaction_id = transactions.id and ${tests.label})`,
+    sql<SqlBool>`exists (select 1 from transaction_extensions e where e.transaction_id = transactions.id and ${tests.extension})`,
   ])
-}
-
-function exactTextIdsPg(
-  needle: string,
-  segments: string[],
-  likeAll: (expression: RawBuilder<unknown>, segments: string[]) => RawBuilder<SqlBool>,
-): RawBuilder<unknown>[] {
-  const holds = (expression: RawBuilder<unknown>) =>
-    sql<SqlBool>`strpos(${foldedPg(expression)}, ${needle}) > 0`
-  const indexed = (expression: RawBuilder<unknown>) =>
-    segments.length === 0 ? sql`` : sql`${likeAll(expression, segments)} and `
-  const own = ['description', 'payee', 'memo', 'id'].map((c) => holds(sql.ref(`t1.${c}`)))
-  return [
-    sql`select t1.id from transactions t1 where ${indexed(TRANSACTION_TEXT_PG('t1'))}(${sql.join(own, sql` or `)})`,
-    // The line key:value holds the key and the value: the matcher's three tests in one.
-    sql`select l.transaction_id from transaction_labels l where ${indexed(LABEL_TEXT_PG)}${holds(LABEL_TEXT_PG)}`,
-    sql`select e.transaction_id from transaction_extensions e where ${indexed(EXTENSION_TEXT_PG)}(${holds(sql`e.key`)} or ${holds(EXTENSION_VALUE_TEXT_PG)})`,
-  ]
 }
