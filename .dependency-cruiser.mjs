@@ -81,6 +81,14 @@ export default {
       to: {},
     },
     {
+      name: 'web: only the schemas of the service',
+      comment:
+        'the dashboard (web/) shares the route schemas of src/schemas/ (and their limits) with the service, nothing else of src/: it talks to the service over HTTP',
+      severity: 'error',
+      from: { path: '^web/' },
+      to: { path: '^src/', pathNot: '^src/schemas/' },
+    },
+    {
       name: 'no-circular',
       comment: 'import cycles are not allowed, type-only imports included',
       severity: 'error',
@@ -97,7 +105,7 @@ export default {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(dist|web|node_modules)/' },
+    exclude: { path: '^(dist|web/dist|node_modules)/' },
     // Type-only imports are dependencies too: a layer may not name a higher one's types.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },

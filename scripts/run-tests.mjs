@@ -2,7 +2,7 @@
 // with node's own test runner. Pass paths or substrings to run a subset:
 //   npm test -- test/accounts   (substring match on the file path)
 import { spawnSync } from 'node:child_process'
-import { readdirSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 
 const root = new URL('..', import.meta.url).pathname
@@ -19,14 +19,44 @@ function findTests(dir) {
 }
 
 const filters = process.argv.slice(2)
-const files = ['src', 'test']
+let files = ['src', 'test']
   .flatMap((dir) => findTests(join(root, dir)))
   .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
   .sort()
 
+// The dashboard's browser tests (test/web/) run a spawned `coffer serve` on
+// SQLite whatever the engine, so the PostgreSQL run leaves them to the SQLite runs.
+const browserTests = files.filter((file) => file.startsWith('test/web/'))
+if (process.env.COFFER_TEST_POSTGRES_DSN && browserTests.length > 0) {
+  console.log(`# the ${browserTests.length} browser test files run on SQLite only; skipped here`)
+  files = files.filter((file) => !file.startsWith('test/web/'))
+} else if (browserTests.length > 0) {
+  prepareBrowserTests()
+}
+
 if (files.length === 0) {
   console.error('no test files matched')
   process.exit(1)
+}
+
+/**
+ * Builds the dashboard the browser tests load, and installs Debian's chromium
+ * when it is missing (sessions and CI run as root; playwright-core never
+ * downloads a browser).
+ */
+function prepareBrowserTests() {
+  const build = spawnSync('npm', ['run', 'build', '-w', 'web'], { cwd: root, stdio: 'inherit' })
+  if (build.status !== 0) process.exit(build.status ?? 1)
+  if (process.env.COFFER_CHROMIUM || ['/usr/bin/chromium', '/usr/bin/chromium-browser'].some(existsSync)) return
+  console.log('# chromium is missing: installing it with apt-get')
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
+  for (const args of [['update', '-qq'], ['install', '-y', '-qq', 'chromium']]) {
+    const apt = spawnSync('apt-get', args, { stdio: 'inherit', env })
+    if (apt.status !== 0) {
+      console.error(`apt-get ${args.join(' ')} failed: the browser tests need chromium`)
+      process.exit(1)
+    }
+  }
 }
 
 // Each PostgreSQL test runs in a schema of its own, dropped at its end. pg_trgm

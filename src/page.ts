@@ -8,6 +8,9 @@
 // page costs what the first costs and rows written meanwhile never shift a page.
 import { createHash } from 'node:crypto'
 import { Invalid } from './errors.js'
+import { CURSOR_MAX_CHARS } from './schemas/limits.js'
+
+export { CURSOR_MAX_CHARS }
 
 export const LIST_LIMIT_DEFAULT = 100
 export const LIST_LIMIT_MAX = 1000
@@ -43,12 +46,6 @@ export interface KeysetPage extends Page {
   /** What the cursor is bound to: the list and its filters (see `resolveKeysetPage`). */
   scope: unknown
 }
-
-/**
- * The longest cursor accepted: room for a long synced id in any script (its JSON
- * and base64url grow it), well inside the 16 KiB URL limit.
- */
-export const CURSOR_MAX_CHARS = 8192
 
 const CURSOR_VERSION = 1
 const BASE64URL = /^[A-Za-z0-9_-]+$/

@@ -38,6 +38,25 @@ export class Auth {
   }
 
   /**
+   * GET /api/v1/auth: SPEC 2.9's two flags, plus what the dashboard needs to
+   * draw itself: what this request's credential may reach, where the dashboard
+   * token comes from, and whether this client may create the first token
+   * (CONTRACT 3b: none configured anywhere, and a loopback client).
+   */
+  async status(request: FastifyRequest): Promise<AuthStatus> {
+    const credential = await this.credentialOf(request.headers.authorization)
+    const source = this.dashboard.source
+    const configured = source !== 'none'
+    return {
+      auth_required: configured,
+      authenticated: credential.kind === 'dashboard' || credential.kind === 'api_key',
+      access: accessOf(configured, credential),
+      token_source: source === 'none' ? null : source,
+      can_create_token: !configured && isLoopback(request.ip),
+    }
+  }
+
+  /**
    * Refuses a credential from an address over its failure budget (429), and
    * counts a credential that matched nothing while a token is in force
    * (docs/security.md, brute force). Without a dashboard token nothing is
@@ -94,6 +113,24 @@ export class Auth {
     }
     request.authenticated = decision.authenticated
   }
+}
+
+export interface AuthStatus {
+  auth_required: boolean
+  authenticated: boolean
+  access: Access
+  token_source: 'config' | 'stored' | null
+  can_create_token: boolean
+}
+
+/** The highest tier a credential reaches (SPEC 5.2), as the dashboard names it. */
+export type Access = 'admin' | 'read_write' | 'read' | 'none'
+
+function accessOf(tokenConfigured: boolean, credential: Credential): Access {
+  const reaches = (tier: Tier): boolean => decide(tier, tokenConfigured, credential).allow
+  if (reaches('admin')) return 'admin'
+  if (reaches('write')) return 'read_write'
+  return reaches('read') ? 'read' : 'none'
 }
 
 /** Who a request is, for per-client limits: the credential, else the client address. */

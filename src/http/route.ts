@@ -71,6 +71,8 @@ export type Handler<S extends FastifySchema> = (
 export interface RouteOptions<S extends FastifySchema> {
   /** POST /security/token may create the first token without one (CONTRACT 3b). */
   bootstrap?: true
+  /** Content-Security-Policy of the answers (HTML pages); API_CSP when unset. */
+  csp?: string
   preValidation?: (request: Request<S>) => Promise<void>
 }
 

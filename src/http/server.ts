@@ -13,6 +13,7 @@ import { Invalid, TooManyRequests } from '../errors.js'
 import { accessLog } from './access-log.js'
 import { bodyText } from './body-text.js'
 import { checkUrlLength, clientErrorHandler, HEADER_MAX_BYTES } from './client-errors.js'
+import { dashboardDir, dashboardRoutes, registerDashboardFiles } from './dashboard.js'
 import { JsonBodyError, parseJsonBody } from './json-body.js'
 import { findNul } from './nul.js'
 import { originGuard } from './origin-guard.js'
@@ -203,13 +204,20 @@ export async function buildHttpServer(
     ctx.metrics,
   )
   const deps: RouteDeps = { ctx, sync, searches, auth, sse }
-  for (const { method, url, tier, schema, handler, options } of [...ROUTES, ...mounted]) {
+  const webDir = dashboardDir()
+  await registerDashboardFiles(app, webDir)
+  const routes = [...ROUTES, ...mounted, ...dashboardRoutes(webDir)]
+  for (const { method, url, tier, schema, handler, options } of routes) {
     // The auth hook reads the tier; a route without one would be refused here.
     if (tier === undefined) throw new Error(`${String(method)} ${url} names no tier`)
     app.route({
       method,
       url,
-      config: { tier, ...(options.bootstrap ? { bootstrap: true } : {}) },
+      config: {
+        tier,
+        ...(options.bootstrap ? { bootstrap: true } : {}),
+        ...(options.csp ? { csp: options.csp } : {}),
+      },
       schema,
       ...(isRead(method) ? { handlerTimeout: GET_HANDLER_TIMEOUT_MS } : {}),
       ...(options.preValidation ? { preValidation: options.preValidation } : {}),

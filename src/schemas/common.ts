@@ -4,8 +4,7 @@
 // and service types are derived with Static<>. Request bodies are strict
 // (additionalProperties: false, no coercion); query and path values are coerced.
 import Type, { type TSchema } from 'typebox'
-import { CURSOR_MAX_CHARS } from '../page.js'
-import { DECIMAL_INPUT_MAX_CHARS, DECIMAL_INPUT_PATTERN } from './limits.js'
+import { CURSOR_MAX_CHARS, DECIMAL_INPUT_MAX_CHARS, DECIMAL_INPUT_PATTERN } from './limits.js'
 
 export const Id = Type.String({
   minLength: 1,

@@ -8,3 +8,9 @@ export const DECIMAL_INPUT_MAX_CHARS = 64
 
 export const WEBHOOK_URL_MAX_CHARS = 2048
 export const WEBHOOK_EVENT_TYPES_MAX = 64
+
+/**
+ * The longest page cursor accepted: room for a long synced id in any script (its
+ * JSON and base64url grow it), well inside the 16 KiB URL limit.
+ */
+export const CURSOR_MAX_CHARS = 8192

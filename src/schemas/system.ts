@@ -18,8 +18,29 @@ export const SystemRoutes = {
   auth: {
     tags,
     summary: 'Whether a token is required and whether this request carries a valid one',
+    description:
+      'SPEC 2.9 `{auth_required, authenticated}`, plus what the credential reaches (`access`), where the dashboard token comes from (`token_source`), and whether this client may create the first token without one (`can_create_token`: no token anywhere and a loopback client, CONTRACT 3b).',
     response: {
-      200: Type.Object({ auth_required: Type.Boolean(), authenticated: Type.Boolean() }),
+      200: Type.Object({
+        auth_required: Type.Boolean(),
+        authenticated: Type.Boolean(),
+        access: Type.Union(
+          [
+            Type.Literal('admin'),
+            Type.Literal('read_write'),
+            Type.Literal('read'),
+            Type.Literal('none'),
+          ],
+          {
+            description:
+              'The highest tier this request reaches: admin (the dashboard token), read_write (a read_write key, or anyone while no token is configured), read (a read key), none.',
+          },
+        ),
+        token_source: Type.Union([Type.Literal('config'), Type.Literal('stored'), Type.Null()], {
+          description: 'config (dashboard.token or its env), stored (created or pasted), null (none)',
+        }),
+        can_create_token: Type.Boolean(),
+      }),
     },
   },
   config: {

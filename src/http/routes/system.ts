@@ -15,13 +15,7 @@ export const readyz: Handler<typeof S.readyz> = async ({ ctx }, _req, reply) =>
 export const metrics: Handler<typeof S.metrics> = async ({ ctx }, _req, reply) =>
   reply.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics())
 
-export const auth: Handler<typeof S.auth> = async ({ auth }, req) => {
-  const credential = await auth.credentialOf(req.headers.authorization)
-  return {
-    auth_required: auth.dashboard.configured,
-    authenticated: credential.kind === 'dashboard' || credential.kind === 'api_key',
-  }
-}
+export const auth: Handler<typeof S.auth> = async ({ auth }, req) => auth.status(req)
 
 export const config: Handler<typeof S.config> = async ({ ctx }) => redactConfig(ctx.config)
 

@@ -1,0 +1,92 @@
+// The dashboard: the session gate (sign-in when a token is required), the
+// frame, and one route per page (history-API URLs, served by the service's
+// index.html fallback).
+import { ErrorBoundary, LocationProvider, Route, Router, useLocation } from 'preact-iso'
+import { useEffect } from 'preact/hooks'
+import { Layout } from './components/Layout.js'
+import { SetupPage } from './pages/signin/SetupPage.js'
+import { SignInPage } from './pages/signin/SignInPage.js'
+import { TransactionsPage } from './pages/transactions/TransactionsPage.js'
+import { UnavailablePage } from './pages/unavailable/UnavailablePage.js'
+import { authError, authStatus, refreshAuth, signedIn } from './stores/session.js'
+
+function Redirect({ to }: { to: string }) {
+  const { route } = useLocation()
+  useEffect(() => route(to, true), [to])
+  return null
+}
+
+function NotFound() {
+  return (
+    <section>
+      <h1>Not found</h1>
+      <p>
+        There is no page here. <a href="/transactions">Go to the transactions</a>.
+      </p>
+    </section>
+  )
+}
+
+function Pages() {
+  return (
+    <Router>
+      <Route path="/" component={() => <Redirect to="/transactions" />} />
+      <Route path="/transactions" component={TransactionsPage} />
+      <Route path="/setup" component={SetupPage} />
+      <Route
+        path="/settings"
+        component={() => (
+          <UnavailablePage
+            feature="Settings"
+            detail="Settings are read from coffer.toml and SERVICE_* environment variables; change them there and restart the service."
+          />
+        )}
+      />
+      <Route
+        path="/plugins"
+        component={() => (
+          <UnavailablePage feature="Plugins" detail="This version of the service runs no plugins." />
+        )}
+      />
+      <Route
+        path="/ext/:name"
+        component={() => (
+          <UnavailablePage feature="Plugin pages" detail="This version of the service runs no plugins." />
+        )}
+      />
+      <Route
+        path="/update"
+        component={() => (
+          <UnavailablePage
+            feature="Self-update"
+            detail="This version cannot check for or install updates; upgrade it the way you installed it."
+          />
+        )}
+      />
+      <Route default component={NotFound} />
+    </Router>
+  )
+}
+
+export function App() {
+  useEffect(() => void refreshAuth(), [])
+  const status = authStatus.value
+  if (status === null) {
+    return authError.value ? (
+      <div class="centered">
+        <div class="card error-note" role="alert">
+          <h1>Coffer is not answering</h1>
+          <p>{authError.value.detail}</p>
+          <button type="button" onClick={() => void refreshAuth()}>
+            Try again
+          </button>
+        </div>
+      </div>
+    ) : null
+  }
+  return (
+    <LocationProvider>
+      <ErrorBoundary>{signedIn.value ? <Layout><Pages /></Layout> : <SignInPage />}</ErrorBoundary>
+    </LocationProvider>
+  )
+}

@@ -1,0 +1,150 @@
+// The frame of every page: the navigation (a sidebar on a wide screen, a menu
+// button on a phone), who is signed in, and the notices.
+import type { ComponentChildren } from 'preact'
+import { useLocation } from 'preact-iso'
+import { useEffect, useState } from 'preact/hooks'
+import { dismiss, notices } from '../stores/notices.js'
+import { access, authStatus, signOut } from '../stores/session.js'
+
+export interface NavItem {
+  path: string
+  label: string
+  /** Keyboard shortcut after `g` (g t: transactions). */
+  key?: string
+}
+
+export const NAV: readonly { group: string; items: readonly NavItem[] }[] = [
+  {
+    group: 'Ledger',
+    items: [
+      { path: '/transactions', label: 'Transactions', key: 't' },
+      { path: '/accounts', label: 'Accounts', key: 'a' },
+      { path: '/reports', label: 'Reports', key: 'r' },
+      { path: '/rules', label: 'Rules', key: 'u' },
+    ],
+  },
+  {
+    group: 'Data',
+    items: [
+      { path: '/sources', label: 'Sources', key: 's' },
+      { path: '/events', label: 'Events', key: 'e' },
+    ],
+  },
+  {
+    group: 'Admin',
+    items: [
+      { path: '/webhooks', label: 'Webhooks', key: 'w' },
+      { path: '/keys', label: 'API keys', key: 'k' },
+      { path: '/settings', label: 'Settings' },
+      { path: '/plugins', label: 'Plugins' },
+      { path: '/update', label: 'Update' },
+    ],
+  },
+]
+
+const ACCESS_LABEL: Record<string, string> = {
+  admin: 'Dashboard token',
+  read_write: 'Read & write',
+  read: 'Read only',
+  none: 'Signed out',
+}
+
+/** `g` then a letter goes to a page; `/` focuses the page's search box. */
+function useShortcuts(route: (path: string) => void): void {
+  useEffect(() => {
+    let pending = false
+    const onKey = (event: KeyboardEvent) => {
+      const target = event.target as HTMLElement | null
+      if (target && /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) return
+      if (target?.isContentEditable || event.metaKey || event.ctrlKey || event.altKey) return
+      if (event.key === '/') {
+        const search = document.querySelector<HTMLInputElement>('input[type="search"]')
+        if (search) {
+          event.preventDefault()
+          search.focus()
+        }
+        return
+      }
+      if (pending) {
+        pending = false
+        const item = NAV.flatMap((g) => g.items).find((i) => i.key === event.key)
+        if (item) route(item.path)
+        return
+      }
+      if (event.key === 'g') {
+        pending = true
+        setTimeout(() => (pending = false), 1500)
+      }
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [route])
+}
+
+export function Layout({ children }: { children: ComponentChildren }) {
+  const { path, route } = useLocation()
+  const [menuOpen, setMenuOpen] = useState(false)
+  useShortcuts(route)
+  useEffect(() => setMenuOpen(false), [path])
+  const status = authStatus.value
+
+  return (
+    <div class="shell">
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="topbar">
+        <button
+          type="button"
+          class="menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="nav"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
+          Menu
+        </button>
+        <a href="/transactions" class="brand">
+          Coffer
+        </a>
+        <span class="who">
+          <span class={`badge access-${access.value}`}>{ACCESS_LABEL[access.value]}</span>
+          {status?.auth_required && status.authenticated ? (
+            <button type="button" class="link" onClick={() => void signOut()}>
+              Sign out
+            </button>
+          ) : null}
+        </span>
+      </header>
+      <nav id="nav" class={menuOpen ? 'open' : undefined} aria-label="Main">
+        {NAV.map((group) => (
+          <div class="nav-group" key={group.group}>
+            <div class="nav-title">{group.group}</div>
+            {group.items.map((item) => (
+              <a
+                key={item.path}
+                href={item.path}
+                aria-current={path === item.path || path.startsWith(`${item.path}/`) ? 'page' : undefined}
+              >
+                {item.label}
+                {item.key ? <kbd aria-hidden="true">g {item.key}</kbd> : null}
+              </a>
+            ))}
+          </div>
+        ))}
+      </nav>
+      <main id="main" tabIndex={-1}>
+        {children}
+      </main>
+      <div class="notices" aria-live="polite">
+        {notices.value.map((n) => (
+          <div key={n.id} class={`toast ${n.kind}`} role={n.kind === 'error' ? 'alert' : 'status'}>
+            <span>{n.text}</span>
+            <button type="button" class="icon" aria-label="Dismiss" onClick={() => dismiss(n.id)}>
+              ×
+            </button>
+          </div>
+        ))}
+      </div>
+    </div>
+  )
+}

@@ -1,0 +1,71 @@
+// Rows of transactions, as a table on a wide screen and as stacked cards on a
+// phone (CSS only). Used by the transaction list and an account's page.
+import type { Result } from '../api/client.js'
+import { accounts } from '../stores/accounts.js'
+import { Money } from './Money.js'
+
+export type Transaction = Result<'GET /transactions/:id'>
+
+function Labels({ labels }: { labels: Record<string, string> }) {
+  const entries = Object.entries(labels)
+  if (entries.length === 0) return null
+  return (
+    <span class="chips">
+      {entries.slice(0, 4).map(([k, v]) => (
+        <span class="chip" key={k}>
+          {k}:{v}
+        </span>
+      ))}
+      {entries.length > 4 ? <span class="chip more">+{entries.length - 4}</span> : null}
+    </span>
+  )
+}
+
+export function TransactionTable({
+  transactions,
+  showAccount = true,
+}: {
+  transactions: readonly Transaction[]
+  showAccount?: boolean
+}) {
+  const byId = accounts.value
+  return (
+    <table class="rows transactions">
+      <thead>
+        <tr>
+          <th scope="col">Date</th>
+          <th scope="col">Description</th>
+          {showAccount ? <th scope="col">Account</th> : null}
+          <th scope="col">Labels</th>
+          <th scope="col" class="num">
+            Amount
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {transactions.map((t) => {
+          const account = byId.get(t.account_id)
+          return (
+            <tr key={t.id}>
+              <td class="date">{t.date}</td>
+              <td class="description">
+                <a href={`/transactions/${encodeURIComponent(t.id)}`}>
+                  {t.description || t.payee || <em>(no description)</em>}
+                </a>
+                {t.payee && t.description ? <div class="sub">{t.payee}</div> : null}
+                {t.pending ? <span class="badge">pending</span> : null}
+              </td>
+              {showAccount ? <td class="account">{account?.name ?? t.account_id}</td> : null}
+              <td class="labels">
+                <Labels labels={t.labels} />
+              </td>
+              <td class="num">
+                <Money amount={t.amount} currency={account?.currency} />
+              </td>
+            </tr>
+          )
+        })}
+      </tbody>
+    </table>
+  )
+}
