@@ -47,10 +47,17 @@ if (files.length === 0) {
 function prepareBrowserTests() {
   const build = spawnSync('npm', ['run', 'build', '-w', 'web'], { cwd: root, stdio: 'inherit' })
   if (build.status !== 0) process.exit(build.status ?? 1)
-  if (process.env.COFFER_CHROMIUM || ['/usr/bin/chromium', '/usr/bin/chromium-browser'].some(existsSync)) return
+  if (
+    process.env.COFFER_CHROMIUM ||
+    ['/usr/bin/chromium', '/usr/bin/chromium-browser'].some(existsSync)
+  )
+    return
   console.log('# chromium is missing: installing it with apt-get')
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
-  for (const args of [['update', '-qq'], ['install', '-y', '-qq', 'chromium']]) {
+  for (const args of [
+    ['update', '-qq'],
+    ['install', '-y', '-qq', 'chromium'],
+  ]) {
     const apt = spawnSync('apt-get', args, { stdio: 'inherit', env })
     if (apt.status !== 0) {
       console.error(`apt-get ${args.join(' ')} failed: the browser tests need chromium`)

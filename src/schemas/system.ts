@@ -37,7 +37,8 @@ export const SystemRoutes = {
           },
         ),
         token_source: Type.Union([Type.Literal('config'), Type.Literal('stored'), Type.Null()], {
-          description: 'config (dashboard.token or its env), stored (created or pasted), null (none)',
+          description:
+            'config (dashboard.token or its env), stored (created or pasted), null (none)',
         }),
         can_create_token: Type.Boolean(),
       }),

@@ -26,7 +26,9 @@ export function chromiumPath(): string {
   const candidates = [process.env.COFFER_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser']
   const found = candidates.find((path) => path && existsSync(path))
   if (!found) {
-    throw new Error('chromium is not installed: `apt-get install chromium` (npm test does it as root)')
+    throw new Error(
+      'chromium is not installed: `apt-get install chromium` (npm test does it as root)',
+    )
   }
   return found
 }
@@ -147,16 +149,18 @@ export async function openDashboard(
     if (options.token !== undefined) {
       // Once per tab (a later sign-out must stick), and only on the service's
       // pages (about:blank has no storage).
-      await context.addInitScript(
-        ({ token, origin }: { token: string; origin: string }) => {
+      // A script of text: this file is compiled without the DOM's types.
+      const seed = JSON.stringify({ token: options.token, origin })
+      await context.addInitScript({
+        content: `(() => {
+          const { token, origin } = ${seed}
           if (location.origin !== origin) return
           if (sessionStorage.getItem('coffer.test.seeded') === null) {
             localStorage.setItem('coffer.token', token)
             sessionStorage.setItem('coffer.test.seeded', '1')
           }
-        },
-        { token: options.token, origin },
-      )
+        })()`,
+      })
     }
     context.on('request', (request) => {
       const url = request.url()
@@ -171,7 +175,8 @@ export async function openDashboard(
       const text = message.text()
       // Chromium logs every non-2xx fetch as a console error; the answers a test
       // provokes (a 400 for a bad query, a 409) are the service speaking, not the page failing.
-      if (/^Failed to load resource: the server responded with a status of [45]\d\d/.test(text)) return
+      if (/^Failed to load resource: the server responded with a status of [45]\d\d/.test(text))
+        return
       errors.push(text)
     })
     page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`))

@@ -15,7 +15,12 @@ test('without a token: pages work, admin explains, the first token is created fr
     body: { name: 'Everyday', currency: 'USD' },
   })
   await server.request('POST', '/api/v1/transactions', {
-    body: { account_id: account.body.id, amount: '-4.50', date: '2024-05-02', description: 'Corner coffee' },
+    body: {
+      account_id: account.body.id,
+      amount: '-4.50',
+      date: '2024-05-02',
+      description: 'Corner coffee',
+    },
   })
   const dash = await openDashboard(t, server)
   const { page } = dash
@@ -54,7 +59,10 @@ test('with a token: the sign-in screen refuses a wrong one and accepts the right
   await page.getByLabel('Token or API key').fill('not-the-token-at-all')
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.getByRole('alert').waitFor()
-  assert.match((await page.getByRole('alert').textContent()) ?? '', /neither the dashboard token nor/)
+  assert.match(
+    (await page.getByRole('alert').textContent()) ?? '',
+    /neither the dashboard token nor/,
+  )
 
   await page.getByLabel('Token or API key').fill(TOKEN)
   await page.getByRole('button', { name: 'Sign in' }).click()

@@ -4,10 +4,21 @@
 import { ErrorBoundary, LocationProvider, Route, Router, useLocation } from 'preact-iso'
 import { useEffect } from 'preact/hooks'
 import { Layout } from './components/Layout.js'
+import { AccountPage } from './pages/accounts/AccountPage.js'
+import { AccountsPage } from './pages/accounts/AccountsPage.js'
+import { EventsPage } from './pages/events/EventsPage.js'
+import { ApiKeysPage } from './pages/keys/ApiKeysPage.js'
+import { ReportsPage } from './pages/reports/ReportsPage.js'
+import { RulePage } from './pages/rules/RulePage.js'
+import { RulesPage } from './pages/rules/RulesPage.js'
 import { SetupPage } from './pages/signin/SetupPage.js'
 import { SignInPage } from './pages/signin/SignInPage.js'
+import { SourcesPage } from './pages/sources/SourcesPage.js'
+import { NewTransactionPage } from './pages/transactions/NewTransactionPage.js'
+import { TransactionPage } from './pages/transactions/TransactionPage.js'
 import { TransactionsPage } from './pages/transactions/TransactionsPage.js'
 import { UnavailablePage } from './pages/unavailable/UnavailablePage.js'
+import { WebhooksPage } from './pages/webhooks/WebhooksPage.js'
 import { authError, authStatus, refreshAuth, signedIn } from './stores/session.js'
 
 function Redirect({ to }: { to: string }) {
@@ -32,6 +43,17 @@ function Pages() {
     <Router>
       <Route path="/" component={() => <Redirect to="/transactions" />} />
       <Route path="/transactions" component={TransactionsPage} />
+      <Route path="/transactions/new" component={NewTransactionPage} />
+      <Route path="/transactions/:id" component={TransactionPage} />
+      <Route path="/accounts" component={AccountsPage} />
+      <Route path="/accounts/:id" component={AccountPage} />
+      <Route path="/reports" component={ReportsPage} />
+      <Route path="/rules" component={RulesPage} />
+      <Route path="/rules/:id" component={RulePage} />
+      <Route path="/sources" component={SourcesPage} />
+      <Route path="/events" component={EventsPage} />
+      <Route path="/webhooks" component={WebhooksPage} />
+      <Route path="/keys" component={ApiKeysPage} />
       <Route path="/setup" component={SetupPage} />
       <Route
         path="/settings"
@@ -45,13 +67,19 @@ function Pages() {
       <Route
         path="/plugins"
         component={() => (
-          <UnavailablePage feature="Plugins" detail="This version of the service runs no plugins." />
+          <UnavailablePage
+            feature="Plugins"
+            detail="This version of the service runs no plugins."
+          />
         )}
       />
       <Route
         path="/ext/:name"
         component={() => (
-          <UnavailablePage feature="Plugin pages" detail="This version of the service runs no plugins." />
+          <UnavailablePage
+            feature="Plugin pages"
+            detail="This version of the service runs no plugins."
+          />
         )}
       />
       <Route
@@ -86,7 +114,15 @@ export function App() {
   }
   return (
     <LocationProvider>
-      <ErrorBoundary>{signedIn.value ? <Layout><Pages /></Layout> : <SignInPage />}</ErrorBoundary>
+      <ErrorBoundary>
+        {signedIn.value ? (
+          <Layout>
+            <Pages />
+          </Layout>
+        ) : (
+          <SignInPage />
+        )}
+      </ErrorBoundary>
     </LocationProvider>
   )
 }

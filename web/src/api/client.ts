@@ -80,7 +80,10 @@ export function setUnauthorizedHandler(handler: () => void): void {
   onUnauthorized = handler
 }
 
-function pathOf(template: string, params: Record<string, unknown> | undefined): string {
+/** Path and query values are strings, numbers or booleans (the route schemas say so). */
+type Scalar = string | number | boolean | null | undefined
+
+function pathOf(template: string, params: Record<string, Scalar> | undefined): string {
   return template.replace(/:([a-z_]+)/g, (_, name: string) => {
     const value = params?.[name]
     if (value === undefined || value === null) throw new Error(`missing path parameter ${name}`)
@@ -88,7 +91,7 @@ function pathOf(template: string, params: Record<string, unknown> | undefined): 
   })
 }
 
-function queryOf(query: Record<string, unknown> | undefined): string {
+function queryOf(query: Record<string, Scalar> | undefined): string {
   if (!query) return ''
   const search = new URLSearchParams()
   for (const [key, value] of Object.entries(query)) {
@@ -100,8 +103,8 @@ function queryOf(query: Record<string, unknown> | undefined): string {
 }
 
 /** The URL of an endpoint, e.g. for a link; the same rules as `api`. */
-export function urlOf(template: string, params?: Record<string, unknown>, query?: object): string {
-  return `/api/v1${pathOf(template, params)}${queryOf(query as Record<string, unknown>)}`
+export function urlOf(template: string, params?: object, query?: object): string {
+  return `/api/v1${pathOf(template, params as Record<string, Scalar>)}${queryOf(query as Record<string, Scalar>)}`
 }
 
 async function problemOf(response: Response): Promise<ApiError> {
@@ -132,8 +135,8 @@ export async function api<E extends Endpoint>(
   ...rest: object extends Args<E> ? [Args<E>?] : [Args<E>]
 ): Promise<Result<E>> {
   const args = (rest[0] ?? {}) as {
-    params?: Record<string, unknown>
-    query?: Record<string, unknown>
+    params?: Record<string, Scalar>
+    query?: Record<string, Scalar>
     body?: unknown
     signal?: AbortSignal
   }

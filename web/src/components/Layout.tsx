@@ -123,7 +123,9 @@ export function Layout({ children }: { children: ComponentChildren }) {
               <a
                 key={item.path}
                 href={item.path}
-                aria-current={path === item.path || path.startsWith(`${item.path}/`) ? 'page' : undefined}
+                aria-current={
+                  path === item.path || path.startsWith(`${item.path}/`) ? 'page' : undefined
+                }
               >
                 {item.label}
                 {item.key ? <kbd aria-hidden="true">g {item.key}</kbd> : null}

@@ -59,7 +59,11 @@ export function Pager({
       >
         Previous
       </button>
-      <button type="button" disabled={next === null} onClick={() => next && onChange(nextPage(state, next))}>
+      <button
+        type="button"
+        disabled={next === null}
+        onClick={() => next && onChange(nextPage(state, next))}
+      >
         Next
       </button>
     </div>

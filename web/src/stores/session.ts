@@ -20,7 +20,9 @@ export const signedIn = computed(() => {
 
 /** Why a write control is disabled, or null when it is not. */
 export const writeBlocked = computed(() =>
-  canWrite.value ? null : 'This key is read-only: writes need the dashboard token or a read_write key.',
+  canWrite.value
+    ? null
+    : 'This key is read-only: writes need the dashboard token or a read_write key.',
 )
 
 /** Why an admin page or control is unavailable, or null when it is not. */
@@ -30,7 +32,9 @@ export const adminBlocked = computed(() => {
   if (!status.auth_required) {
     return 'Admin features need a dashboard token, and none is configured yet.'
   }
-  return canAdmin.value ? null : 'Admin features need the dashboard token; API keys never reach them.'
+  return canAdmin.value
+    ? null
+    : 'Admin features need the dashboard token; API keys never reach them.'
 })
 
 export async function refreshAuth(): Promise<void> {

@@ -48,8 +48,9 @@ export function SetupPage() {
       <h1>Set up the dashboard token</h1>
       {status?.auth_required ? (
         <p>
-          A dashboard token is configured ({status.token_source === 'config' ? 'in the config file' : 'stored by the service'}).
-          Sign in with it to reach the admin pages.
+          A dashboard token is configured (
+          {status.token_source === 'config' ? 'in the config file' : 'stored by the service'}). Sign
+          in with it to reach the admin pages.
         </p>
       ) : (
         <>
@@ -68,8 +69,8 @@ export function SetupPage() {
           {status?.can_create_token ? (
             <>
               <p>
-                This browser is on the same machine as the service, so it may create the first token.
-                It is stored (hashed) by the service and can be revoked later.
+                This browser is on the same machine as the service, so it may create the first
+                token. It is stored (hashed) by the service and can be revoked later.
               </p>
               <p>
                 <button type="button" class="primary" onClick={() => void create()}>
@@ -85,7 +86,12 @@ export function SetupPage() {
               >
                 <label>
                   Or use your own (at least 16 characters)
-                  <input type="password" minLength={16} value={pasted} onInput={(e) => setPasted(e.currentTarget.value)} />
+                  <input
+                    type="password"
+                    minLength={16}
+                    value={pasted}
+                    onInput={(e) => setPasted(e.currentTarget.value)}
+                  />
                 </label>
                 <button type="submit" disabled={pasted.length < 16}>
                   Use this token

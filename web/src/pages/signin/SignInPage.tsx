@@ -22,8 +22,8 @@ export function SignInPage() {
         <h1>Sign in to Coffer</h1>
         <p>
           Paste the dashboard token, or an API key. A <code>read</code> key shows the ledger without
-          write controls; a <code>read_write</code> key can edit it; only the dashboard token reaches
-          the admin pages.
+          write controls; a <code>read_write</code> key can edit it; only the dashboard token
+          reaches the admin pages.
         </p>
         <label>
           Token or API key

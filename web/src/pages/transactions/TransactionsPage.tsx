@@ -16,7 +16,11 @@ const PAGE_SIZE = 50
 
 type Page = Result<'GET /transactions/search'>
 
-async function loadPage(filters: ListFilters, cursor: string | null, signal: AbortSignal): Promise<Page> {
+async function loadPage(
+  filters: ListFilters,
+  cursor: string | null,
+  signal: AbortSignal,
+): Promise<Page> {
   const query = {
     limit: PAGE_SIZE,
     ...(cursor ? { cursor } : {}),
@@ -27,12 +31,24 @@ async function loadPage(filters: ListFilters, cursor: string | null, signal: Abo
   }
   if (filters.q.trim() === '') {
     const page = await api('GET /transactions', { query, signal })
-    return { query: '', total: page.total, total_is_lower_bound: false, transactions: page.transactions, next_cursor: page.next_cursor }
+    return {
+      query: '',
+      total: page.total,
+      total_is_lower_bound: false,
+      transactions: page.transactions,
+      next_cursor: page.next_cursor,
+    }
   }
   return api('GET /transactions/search', { query: { ...query, q: filters.q }, signal })
 }
 
-function Filters({ filters, onChange }: { filters: ListFilters; onChange: (f: ListFilters) => void }) {
+function Filters({
+  filters,
+  onChange,
+}: {
+  filters: ListFilters
+  onChange: (f: ListFilters) => void
+}) {
   const labels = useApi((signal) => api('GET /labels', { signal }), [])
   const extensions = useApi((signal) => api('GET /extensions', { signal }), [])
   const keys = useMemo(
@@ -40,14 +56,17 @@ function Filters({ filters, onChange }: { filters: ListFilters; onChange: (f: Li
     [labels.data],
   )
   const values = (labels.data?.labels ?? []).filter((l) => l.key === filters.label_key)
-  const addToQuery = (term: string) => onChange({ ...filters, q: filters.q.trim() ? `${filters.q.trim()} ${term}` : term })
+  const addToQuery = (term: string) =>
+    onChange({ ...filters, q: filters.q.trim() ? `${filters.q.trim()} ${term}` : term })
   return (
     <div class="filters">
       <label>
         Label
         <select
           value={filters.label_key}
-          onChange={(e) => onChange({ ...filters, label_key: e.currentTarget.value, label_value: '' })}
+          onChange={(e) =>
+            onChange({ ...filters, label_key: e.currentTarget.value, label_value: '' })
+          }
         >
           <option value="">any</option>
           {keys.map((k) => (
@@ -60,7 +79,10 @@ function Filters({ filters, onChange }: { filters: ListFilters; onChange: (f: Li
       {filters.label_key ? (
         <label>
           Value
-          <select value={filters.label_value} onChange={(e) => onChange({ ...filters, label_value: e.currentTarget.value })}>
+          <select
+            value={filters.label_value}
+            onChange={(e) => onChange({ ...filters, label_value: e.currentTarget.value })}
+          >
             <option value="">any</option>
             {values.map((l) => (
               <option key={l.value} value={l.value}>
@@ -88,14 +110,26 @@ function Filters({ filters, onChange }: { filters: ListFilters; onChange: (f: Li
       </label>
       <label>
         From
-        <input type="date" value={filters.since} onChange={(e) => onChange({ ...filters, since: e.currentTarget.value })} />
+        <input
+          type="date"
+          value={filters.since}
+          onChange={(e) => onChange({ ...filters, since: e.currentTarget.value })}
+        />
       </label>
       <label>
         To
-        <input type="date" value={filters.until} onChange={(e) => onChange({ ...filters, until: e.currentTarget.value })} />
+        <input
+          type="date"
+          value={filters.until}
+          onChange={(e) => onChange({ ...filters, until: e.currentTarget.value })}
+        />
       </label>
       {JSON.stringify(filters) !== JSON.stringify({ ...NO_FILTERS, q: filters.q }) ? (
-        <button type="button" class="link" onClick={() => onChange({ ...NO_FILTERS, q: filters.q })}>
+        <button
+          type="button"
+          class="link"
+          onClick={() => onChange({ ...NO_FILTERS, q: filters.q })}
+        >
           Clear filters
         </button>
       ) : null}
@@ -143,7 +177,9 @@ export function TransactionsPage() {
         error={queryError}
       />
       <Filters filters={filters} onChange={apply} />
-      {page.error && !queryError ? <ErrorNote error={page.error} context="Could not load transactions" /> : null}
+      {page.error && !queryError ? (
+        <ErrorNote error={page.error} context="Could not load transactions" />
+      ) : null}
       {page.data ? (
         <div class={page.loading ? 'loading-fade' : undefined} aria-busy={page.loading}>
           <Pager

@@ -9,7 +9,13 @@ export interface ListFilters {
   label_value: string
 }
 
-export const NO_FILTERS: ListFilters = { q: '', since: '', until: '', label_key: '', label_value: '' }
+export const NO_FILTERS: ListFilters = {
+  q: '',
+  since: '',
+  until: '',
+  label_key: '',
+  label_value: '',
+}
 
 export function filtersFrom(query: Record<string, string>): ListFilters {
   return {
@@ -23,7 +29,9 @@ export function filtersFrom(query: Record<string, string>): ListFilters {
 
 export function urlFor(filters: ListFilters): string {
   const search = new URLSearchParams()
-  for (const [key, value] of Object.entries(filters)) if (value !== '') search.set(key, value)
+  for (const [key, value] of Object.entries(filters) as [string, string][]) {
+    if (value !== '') search.set(key, value)
+  }
   const text = search.toString()
   return text === '' ? '/transactions' : `/transactions?${text}`
 }
