@@ -43,6 +43,14 @@ export function browser(): Promise<Browser> {
   return shared
 }
 
+/**
+ * Runs an expression in the page and returns its value. A string, since this
+ * project is compiled without the DOM's types (they clash with Node's).
+ */
+export function inPage<T>(page: Page, expression: string): Promise<T> {
+  return page.evaluate<T>(expression)
+}
+
 export async function closeBrowser(): Promise<void> {
   if (shared) await (await shared).close()
   shared = null

@@ -11,6 +11,7 @@ import { ApiKeysPage } from './pages/keys/ApiKeysPage.js'
 import { ReportsPage } from './pages/reports/ReportsPage.js'
 import { RulePage } from './pages/rules/RulePage.js'
 import { RulesPage } from './pages/rules/RulesPage.js'
+import { SettingsPage } from './pages/settings/SettingsPage.js'
 import { SetupPage } from './pages/signin/SetupPage.js'
 import { SignInPage } from './pages/signin/SignInPage.js'
 import { SourcesPage } from './pages/sources/SourcesPage.js'
@@ -55,15 +56,7 @@ function Pages() {
       <Route path="/webhooks" component={WebhooksPage} />
       <Route path="/keys" component={ApiKeysPage} />
       <Route path="/setup" component={SetupPage} />
-      <Route
-        path="/settings"
-        component={() => (
-          <UnavailablePage
-            feature="Settings"
-            detail="Settings are read from coffer.toml and SERVICE_* environment variables; change them there and restart the service."
-          />
-        )}
-      />
+      <Route path="/settings" component={SettingsPage} />
       <Route
         path="/plugins"
         component={() => (
