@@ -2,6 +2,7 @@
 // the edit dialog of the detail page. The amount stays the text the person
 // typed: it is checked against the service's own syntax (CONTRACT 6) and sent
 // as a string, never turned into a number.
+import type { ComponentChildren } from 'preact'
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import type { ApiError } from '../../api/client.js'
 import { ErrorNote } from '../../components/ErrorNote.js'
@@ -54,6 +55,38 @@ export function amountProblem(amount: string): string | null {
   return null
 }
 
+/** A labelled control with its hint and errors beside (not inside) the label, so its name stays short. */
+function Field({
+  id,
+  label,
+  hint,
+  errors,
+  children,
+}: {
+  id: string
+  label: string
+  hint?: string
+  errors: (string | null | undefined)[]
+  children: ComponentChildren
+}) {
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      {children}
+      {hint ? (
+        <span class="hint" id={`${id}-hint`}>
+          {hint}
+        </span>
+      ) : null}
+      {errors.filter(Boolean).map((message) => (
+        <span class="field-error" key={message}>
+          {message}
+        </span>
+      ))}
+    </div>
+  )
+}
+
 export function TransactionForm({
   initial,
   submitLabel,
@@ -94,9 +127,16 @@ export function TransactionForm({
       }}
     >
       <div class="form-row">
-        <label>
-          Account
+        <Field
+          id="txn-account"
+          label="Account"
+          errors={[
+            touched && !fields.account_id ? 'Choose the account it belongs to.' : null,
+            fieldError('account_id'),
+          ]}
+        >
           <select
+            id="txn-account"
             value={fields.account_id}
             required
             aria-invalid={touched && !fields.account_id ? true : undefined}
@@ -109,16 +149,15 @@ export function TransactionForm({
               </option>
             ))}
           </select>
-          {touched && !fields.account_id ? (
-            <span class="field-error">Choose the account it belongs to.</span>
-          ) : null}
-          {fieldError('account_id') ? (
-            <span class="field-error">{fieldError('account_id')}</span>
-          ) : null}
-        </label>
-        <label>
-          Amount{currency ? ` (${currency})` : ''}
+        </Field>
+        <Field
+          id="txn-amount"
+          label={`Amount${currency ? ` (${currency})` : ''}`}
+          hint="Negative for money out. Kept exactly as written."
+          errors={[amountError, fieldError('amount')]}
+        >
           <input
+            id="txn-amount"
             type="text"
             inputMode="decimal"
             autocomplete="off"
@@ -126,28 +165,25 @@ export function TransactionForm({
             value={fields.amount}
             placeholder="-12.50"
             aria-invalid={amountError || fieldError('amount') ? true : undefined}
-            aria-describedby="amount-hint"
+            aria-describedby="txn-amount-hint"
             onInput={(e) => set('amount', e.currentTarget.value)}
             onBlur={() => setTouched(true)}
           />
-          <span class="hint" id="amount-hint">
-            Negative for money out. Kept exactly as written.
-          </span>
-          {amountError ? <span class="field-error">{amountError}</span> : null}
-          {fieldError('amount') ? <span class="field-error">{fieldError('amount')}</span> : null}
-        </label>
-        <label>
-          Date
+        </Field>
+        <Field
+          id="txn-date"
+          label="Date"
+          errors={[touched && !fields.date ? 'A date is needed.' : null, fieldError('date')]}
+        >
           <input
+            id="txn-date"
             type="date"
             required
             value={fields.date}
             aria-invalid={(touched && !fields.date) || fieldError('date') ? true : undefined}
             onInput={(e) => set('date', e.currentTarget.value)}
           />
-          {touched && !fields.date ? <span class="field-error">A date is needed.</span> : null}
-          {fieldError('date') ? <span class="field-error">{fieldError('date')}</span> : null}
-        </label>
+        </Field>
       </div>
       <div class="form-row">
         <label>

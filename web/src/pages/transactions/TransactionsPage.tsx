@@ -106,6 +106,7 @@ function Filters({
       <label>
         Label
         <select
+          aria-label="Label"
           value={filters.label_key}
           onChange={(e) =>
             onChange({ ...filters, label_key: e.currentTarget.value, label_value: '' })
@@ -123,6 +124,7 @@ function Filters({
         <label>
           Label value
           <select
+            aria-label="Label value"
             value={filters.label_value}
             onChange={(e) => onChange({ ...filters, label_value: e.currentTarget.value })}
           >
@@ -138,6 +140,7 @@ function Filters({
       <label>
         Extension
         <select
+          aria-label="Extension"
           value={filters.ext_key}
           onChange={(e) => onChange({ ...filters, ext_key: e.currentTarget.value, ext_value: '' })}
         >
@@ -153,6 +156,7 @@ function Filters({
         <label>
           Extension value
           <input
+            aria-label="Extension value"
             type="text"
             value={filters.ext_value}
             placeholder="any value"
@@ -169,6 +173,7 @@ function Filters({
       <label>
         From
         <input
+          aria-label="From"
           type="date"
           value={filters.since}
           onChange={(e) => onChange({ ...filters, since: e.currentTarget.value })}
@@ -177,6 +182,7 @@ function Filters({
       <label>
         To
         <input
+          aria-label="To"
           type="date"
           value={filters.until}
           onChange={(e) => onChange({ ...filters, until: e.currentTarget.value })}
