@@ -224,6 +224,9 @@ test('a manual transaction: created, edited, labelled, extended exactly, related
   const removed = page.getByRole('row', { name: /^labels\.project removed/ })
   assert.match((await removed.textContent()) ?? '', /garage.*none/)
   await page.getByRole('row', { name: /^extensions\.ref\.big added/ }).waitFor()
+  // An extension set to JSON null is a value, told apart from "none" (absent).
+  const nullRow = page.getByRole('row', { name: /^extensions\.custom\.app\.none added/ })
+  assert.match((await nullRow.textContent()) ?? '', /none.*null/)
   assert.equal(await page.getByRole('heading', { name: /Version \d+: Edited/ }).count(), 1)
   assert.equal(new URL(page.url()).searchParams.get('tab'), 'history')
   await dash.screenshot('transaction-history')

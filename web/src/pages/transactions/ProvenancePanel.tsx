@@ -3,6 +3,7 @@ import { api } from '../../api/client.js'
 import { ErrorNote } from '../../components/ErrorNote.js'
 import { formatTime } from '../../components/format.js'
 import { useApi } from '../../components/useApi.js'
+import { accounts } from '../../stores/accounts.js'
 
 export function ProvenancePanel({ id, version }: { id: string; version: string }) {
   const provenance = useApi(
@@ -25,7 +26,9 @@ export function ProvenancePanel({ id, version }: { id: string; version: string }
         </dd>
         <dt>Account</dt>
         <dd>
-          <a href={`/accounts/${encodeURIComponent(p.account_id)}`}>{p.account_id}</a>
+          <a href={`/accounts/${encodeURIComponent(p.account_id)}`}>
+            {accounts.value.get(p.account_id)?.name ?? p.account_id}
+          </a>
         </dd>
         <dt>Institution</dt>
         <dd>{p.institution ?? <span class="sub">unknown</span>}</dd>
