@@ -20,6 +20,7 @@ import {
   urlFor,
   type ListFilters,
 } from './query-url.js'
+import './transactions.css'
 
 const PAGE_SIZE = 50
 
@@ -159,15 +160,11 @@ function Filters({
             aria-label="Extension value"
             type="text"
             value={filters.ext_value}
-            placeholder="any value"
+            placeholder="any value, as text (true, 0.2)"
             spellcheck={false}
-            aria-describedby="ext-value-hint"
             // Applied when the person commits it (Enter or leaving the field).
             onChange={(e) => onChange({ ...filters, ext_value: e.currentTarget.value })}
           />
-          <span class="hint" id="ext-value-hint">
-            compared as text: <code>true</code>, <code>0.2</code>, <code>A-1</code>
-          </span>
         </label>
       ) : null}
       <label>
