@@ -24,9 +24,20 @@ type Success<R> = R extends { 200: infer X extends TSchema }
       : undefined
 export type Result<E extends Endpoint> = Success<Schema<E>['response']>
 
+/**
+ * A body is a typed value, serialized here, or (`rawBody`) JSON text sent as it
+ * is: for values a round trip through JSON.parse would change (an extension's
+ * 12345678901234567890 becomes 12345678901234567000), so the service judges
+ * exactly what the person typed.
+ */
+type BodyArgs<E extends Endpoint> =
+  Body<E> extends undefined
+    ? unknown
+    : { body: Body<E>; rawBody?: never } | { rawBody: string; body?: never }
+
 type Args<E extends Endpoint> = (Params<E> extends undefined ? unknown : { params: Params<E> }) &
   (Query<E> extends undefined ? unknown : { query?: Partial<Query<E>> }) &
-  (Body<E> extends undefined ? unknown : { body: Body<E> }) & { signal?: AbortSignal }
+  BodyArgs<E> & { signal?: AbortSignal }
 
 /** A field error of a 400 (CONTRACT 3). */
 export interface FieldError {
@@ -138,6 +149,7 @@ export async function api<E extends Endpoint>(
     params?: Record<string, Scalar>
     query?: Record<string, Scalar>
     body?: unknown
+    rawBody?: string
     signal?: AbortSignal
   }
   const space = endpoint.indexOf(' ')
@@ -146,14 +158,20 @@ export async function api<E extends Endpoint>(
   const headers: Record<string, string> = { accept: 'application/json' }
   const token = tokenStore.get()
   if (token) headers.authorization = `Bearer ${token}`
-  if (args.body !== undefined) headers['content-type'] = 'application/json'
+  const body =
+    args.rawBody !== undefined
+      ? args.rawBody
+      : args.body === undefined
+        ? null
+        : JSON.stringify(args.body)
+  if (body !== null) headers['content-type'] = 'application/json'
 
   let response: Response
   try {
     response = await fetch(url, {
       method,
       headers,
-      body: args.body === undefined ? null : JSON.stringify(args.body),
+      body,
       signal: args.signal ?? null,
       credentials: 'omit',
     })

@@ -6,6 +6,15 @@ import { Money } from './Money.js'
 
 export type Transaction = Result<'GET /transactions/:id'>
 
+/** A transaction's date as a person reads it: the day, and the time only when it has one. */
+export function transactionDate(timestamp: string): string {
+  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2})?(\.\d+)?Z$/.exec(timestamp)
+  if (!match) return timestamp
+  const [, day = timestamp, time = '00:00', seconds = ':00'] = match
+  if (time === '00:00' && seconds === ':00') return day
+  return `${day} ${time} UTC`
+}
+
 function Labels({ labels }: { labels: Record<string, string> }) {
   const entries = Object.entries(labels)
   if (entries.length === 0) return null
@@ -47,7 +56,9 @@ export function TransactionTable({
           const account = byId.get(t.account_id)
           return (
             <tr key={t.id}>
-              <td class="date">{t.date}</td>
+              <td class="date">
+                <time dateTime={t.date}>{transactionDate(t.date)}</time>
+              </td>
               <td class="description">
                 <a href={`/transactions/${encodeURIComponent(t.id)}`}>
                   {t.description || t.payee || <em>(no description)</em>}

@@ -1,8 +1,9 @@
 // The transaction list: the search box, filters (labels, extensions, dates),
-// and keyset paging, all reflected in the address bar.
+// and keyset paging, all reflected in the address bar. Writes go through the
+// detail page and /transactions/new.
 import { useLocation } from 'preact-iso'
 import { useEffect, useMemo, useState } from 'preact/hooks'
-import { api, type Result } from '../../api/client.js'
+import { api, ApiError, type Result } from '../../api/client.js'
 import { ErrorNote } from '../../components/ErrorNote.js'
 import { IfWrite } from '../../components/Guard.js'
 import { FIRST_PAGE, Pager, type PagerState } from '../../components/Pager.js'
@@ -10,7 +11,16 @@ import { QueryInput } from '../../components/QueryInput.js'
 import { TransactionTable } from '../../components/TransactionTable.js'
 import { useApi } from '../../components/useApi.js'
 import { loadAccounts } from '../../stores/accounts.js'
-import { filtersFrom, NO_FILTERS, urlFor, type ListFilters } from './query-url.js'
+import {
+  extensionTerm,
+  filtersFrom,
+  hasFilters,
+  NO_FILTERS,
+  searchText,
+  urlFor,
+  type ListFilters,
+} from './query-url.js'
+import './transactions.css'
 
 const PAGE_SIZE = 50
 
@@ -29,7 +39,8 @@ async function loadPage(
     label_key: filters.label_key,
     label_value: filters.label_key ? filters.label_value : '',
   }
-  if (filters.q.trim() === '') {
+  const q = searchText(filters)
+  if (q.trim() === '') {
     const page = await api('GET /transactions', { query, signal })
     return {
       query: '',
@@ -39,7 +50,34 @@ async function loadPage(
       next_cursor: page.next_cursor,
     }
   }
-  return api('GET /transactions/search', { query: { ...query, q: filters.q }, signal })
+  try {
+    return await api('GET /transactions/search', { query: { ...query, q }, signal })
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 400 && q !== filters.q) {
+      await explainRefusedQuery(filters, signal)
+    }
+    throw error
+  }
+}
+
+/** The extension filter's term was refused by the service (not the person's text). */
+class ExtensionFilterError extends ApiError {}
+
+/**
+ * The search text joined with the extension filter was refused: the offsets
+ * of that error are of the joined text, not of what the person typed. Their
+ * text alone tells where its own error is (thrown, so shown under the box);
+ * if it parses, the filter's term is what the service refused.
+ */
+async function explainRefusedQuery(filters: ListFilters, signal: AbortSignal): Promise<never> {
+  if (filters.q.trim() !== '') {
+    await api('GET /transactions/search', { query: { q: filters.q, limit: 1 }, signal })
+  }
+  throw new ExtensionFilterError(
+    400,
+    'Extension filter',
+    `the extension filter ${extensionTerm(filters) ?? ''} cannot be searched`,
+  )
 }
 
 function Filters({
@@ -56,13 +94,20 @@ function Filters({
     [labels.data],
   )
   const values = (labels.data?.labels ?? []).filter((l) => l.key === filters.label_key)
-  const addToQuery = (term: string) =>
-    onChange({ ...filters, q: filters.q.trim() ? `${filters.q.trim()} ${term}` : term })
+  // A key from a shared link may no longer be in the vocabulary: keep it selectable.
+  const extensionKeys = useMemo(() => {
+    const known = (extensions.data ?? []).map((x) => ({ key: x.key, count: x.transaction_count }))
+    if (filters.ext_key && !known.some((x) => x.key === filters.ext_key)) {
+      known.push({ key: filters.ext_key, count: 0 })
+    }
+    return known.sort((a, b) => a.key.localeCompare(b.key))
+  }, [extensions.data, filters.ext_key])
   return (
-    <div class="filters">
+    <div class="filters" role="group" aria-label="Filters">
       <label>
         Label
         <select
+          aria-label="Label"
           value={filters.label_key}
           onChange={(e) =>
             onChange({ ...filters, label_key: e.currentTarget.value, label_value: '' })
@@ -78,8 +123,9 @@ function Filters({
       </label>
       {filters.label_key ? (
         <label>
-          Value
+          Label value
           <select
+            aria-label="Label value"
             value={filters.label_value}
             onChange={(e) => onChange({ ...filters, label_value: e.currentTarget.value })}
           >
@@ -95,22 +141,36 @@ function Filters({
       <label>
         Extension
         <select
-          value=""
-          onChange={(e) => {
-            if (e.currentTarget.value) addToQuery(`ext:${e.currentTarget.value}`)
-          }}
+          aria-label="Extension"
+          value={filters.ext_key}
+          onChange={(e) => onChange({ ...filters, ext_key: e.currentTarget.value, ext_value: '' })}
         >
-          <option value="">add to search…</option>
-          {(extensions.data ?? []).map((x) => (
+          <option value="">any</option>
+          {extensionKeys.map((x) => (
             <option key={x.key} value={x.key}>
-              {x.key} ({x.transaction_count.toLocaleString()})
+              {x.key} ({x.count.toLocaleString()})
             </option>
           ))}
         </select>
       </label>
+      {filters.ext_key ? (
+        <label>
+          Extension value
+          <input
+            aria-label="Extension value"
+            type="text"
+            value={filters.ext_value}
+            placeholder="any value, as text (true, 0.2)"
+            spellcheck={false}
+            // Applied when the person commits it (Enter or leaving the field).
+            onChange={(e) => onChange({ ...filters, ext_value: e.currentTarget.value })}
+          />
+        </label>
+      ) : null}
       <label>
         From
         <input
+          aria-label="From"
           type="date"
           value={filters.since}
           onChange={(e) => onChange({ ...filters, since: e.currentTarget.value })}
@@ -119,12 +179,13 @@ function Filters({
       <label>
         To
         <input
+          aria-label="To"
           type="date"
           value={filters.until}
           onChange={(e) => onChange({ ...filters, until: e.currentTarget.value })}
         />
       </label>
-      {JSON.stringify(filters) !== JSON.stringify({ ...NO_FILTERS, q: filters.q }) ? (
+      {hasFilters(filters) ? (
         <button
           type="button"
           class="link"
@@ -157,7 +218,10 @@ export function TransactionsPage() {
   }, [draft])
 
   const page = useApi((signal) => loadPage(filters, pager.cursor, signal), [key, pager.cursor])
-  const queryError = page.error?.status === 400 && filters.q ? page.error : null
+  const queryError =
+    page.error?.status === 400 && filters.q && !(page.error instanceof ExtensionFilterError)
+      ? page.error
+      : null
 
   return (
     <section>
@@ -177,6 +241,12 @@ export function TransactionsPage() {
         error={queryError}
       />
       <Filters filters={filters} onChange={apply} />
+      {extensionTerm(filters) === null ? (
+        <p class="notice" role="note">
+          The extension value holds a double quote, which the search language cannot express; the
+          extension filter is left out.
+        </p>
+      ) : null}
       {page.error && !queryError ? (
         <ErrorNote error={page.error} context="Could not load transactions" />
       ) : null}

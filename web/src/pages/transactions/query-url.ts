@@ -7,6 +7,10 @@ export interface ListFilters {
   until: string
   label_key: string
   label_value: string
+  /** An extension key the rows must carry (CONTRACT 7 `ext:key`)… */
+  ext_key: string
+  /** …and, when set, the value it must have, compared as text (`ext:key=value`). */
+  ext_value: string
 }
 
 export const NO_FILTERS: ListFilters = {
@@ -15,6 +19,8 @@ export const NO_FILTERS: ListFilters = {
   until: '',
   label_key: '',
   label_value: '',
+  ext_key: '',
+  ext_value: '',
 }
 
 export function filtersFrom(query: Record<string, string>): ListFilters {
@@ -24,6 +30,8 @@ export function filtersFrom(query: Record<string, string>): ListFilters {
     until: query.until ?? '',
     label_key: query.label_key ?? '',
     label_value: query.label_value ?? '',
+    ext_key: query.ext_key ?? '',
+    ext_value: query.ext_value ?? '',
   }
 }
 
@@ -34,4 +42,35 @@ export function urlFor(filters: ListFilters): string {
   }
   const text = search.toString()
   return text === '' ? '/transactions' : `/transactions?${text}`
+}
+
+/** True when any filter beside the search text is set. */
+export function hasFilters(filters: ListFilters): boolean {
+  return (Object.keys(NO_FILTERS) as (keyof ListFilters)[]).some(
+    (key) => key !== 'q' && filters[key] !== '',
+  )
+}
+
+/**
+ * The extension filter as a search term: `ext:key` or `ext:key=value`. A value
+ * with a space, parenthesis or `&`/`|` is quoted; the language has no escape for
+ * `"`, so a value holding one cannot be written and the term is null.
+ */
+export function extensionTerm(filters: ListFilters): string | null {
+  if (filters.ext_key === '') return ''
+  if (filters.ext_value === '') return `ext:${filters.ext_key}`
+  if (filters.ext_value.includes('"')) return null
+  const plain = !/[\s()&|]/.test(filters.ext_value)
+  return `ext:${filters.ext_key}=${plain ? filters.ext_value : `"${filters.ext_value}"`}`
+}
+
+/**
+ * The query sent to the search: the person's text, narrowed by the extension
+ * filter. The text is parenthesized so that its ORs stay inside it.
+ */
+export function searchText(filters: ListFilters): string {
+  const term = extensionTerm(filters) ?? ''
+  const text = filters.q.trim()
+  if (term === '') return filters.q
+  return text === '' ? term : `(${filters.q}) ${term}`
 }
