@@ -53,7 +53,7 @@ export function EventsPage() {
           </button>
         ) : null}
       </div>
-      <Filters filters={filters} onChange={apply} />
+      {tail.state !== 'disabled' ? <Filters filters={filters} onChange={apply} /> : null}
       {tail.state === 'disabled' ? (
         <div class="notice" role="note">
           <p>

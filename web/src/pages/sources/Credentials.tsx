@@ -7,7 +7,7 @@ import { api, ApiError } from '../../api/client.js'
 import { ErrorNote } from '../../components/ErrorNote.js'
 import { toApiError } from '../../components/useApi.js'
 import { notify } from '../../stores/notices.js'
-import { adminBlocked } from '../../stores/session.js'
+import { adminBlocked, authStatus } from '../../stores/session.js'
 import type { SourceEntry } from './run-words.js'
 
 interface CredentialWords {
@@ -80,7 +80,14 @@ export function Credentials({
       )}
       {blocked !== null ? (
         <p class="hint" role="note">
-          Changing credentials needs the dashboard token: {blocked}
+          {authStatus.value?.auth_required === false ? (
+            <>
+              Changing credentials needs a dashboard token, and none is configured yet.{' '}
+              <a href="/setup">Set one up</a>.
+            </>
+          ) : (
+            'Changing credentials needs the dashboard token; API keys never reach it.'
+          )}
         </p>
       ) : (
         <>

@@ -227,7 +227,13 @@ function RunOutcome({
   titleOf: (type: string) => string
 }) {
   return (
-    <div class="sync-outcome" role="status" aria-live="polite" aria-busy={running}>
+    <div
+      class="sync-outcome"
+      role="status"
+      aria-label="Sync run"
+      aria-live="polite"
+      aria-busy={running}
+    >
       {run ? (
         <div class="card">
           <p class="outcome-line">

@@ -27,12 +27,13 @@ export function statusClass(status: SyncRun['status']): string {
   return 'badge bad'
 }
 
-/** How long a run took ("0.8 s", "2 min 5 s"), or how long it has run so far. */
+/** How long a run took ("80 ms", "2.4 s", "2 min 5 s"), or how long it has run so far. */
 export function duration(run: SyncRun, now = Date.now()): string {
   const start = Date.parse(run.started_at)
   const end = run.completed_at ? Date.parse(run.completed_at) : now
   if (!Number.isFinite(start) || !Number.isFinite(end)) return '—'
   const ms = Math.max(0, end - start)
+  if (ms < 1000) return `${ms} ms`
   if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`
   const seconds = Math.round(ms / 1000)
   if (seconds < 60) return `${seconds} s`
