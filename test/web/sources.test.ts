@@ -85,11 +85,13 @@ test('a CSV sync started from the page shows its outcome, and the rows exist', a
   await dash.phone('/sources', 'sources-after-sync')
 })
 
-test('ethereum addresses: add one, the configured one stays, remove the added one', async (t) => {
+test('ethereum addresses: add one, the configured one stays, remove the added one; a failed sync is explained', async (t) => {
   const server = await serve(t, {
     SERVICE_DASHBOARD_TOKEN: TOKEN,
-    SERVICE_ETHEREUM_API_KEY: 'explorer-key-never-used-here',
+    SERVICE_ETHEREUM_API_KEY: 'explorer-key-for-the-test',
     SERVICE_ETHEREUM_ADDRESS: CONFIG_ADDRESS,
+    // An explorer that is not there (the discard port): every address fails.
+    SERVICE_ETHEREUM_API_URL: 'http://127.0.0.1:9/api',
   })
   const dash = await openDashboard(t, server, { token: TOKEN })
   const { page } = dash
@@ -139,6 +141,17 @@ test('ethereum addresses: add one, the configured one stays, remove the added on
   await added.waitFor({ state: 'detached' })
   assert.deepEqual(await entries(), [[CONFIG_ADDRESS, true]])
   await configured.waitFor()
+
+  // The explorer cannot be reached: the run fails, and the card says what to fix.
+  await card.getByRole('button', { name: 'Sync Ethereum now' }).click()
+  const outcome = page.getByRole('status', { name: 'Sync run' })
+  await outcome.getByText('Sync of Ethereum failed').waitFor({ timeout: 30_000 })
+  const problems = card.getByText('Problems in the last run')
+  await problems.waitFor()
+  assert.match((await card.textContent()) ?? '', new RegExp(`${CONFIG_ADDRESS}`))
+  await card.getByText(/Last run .*: ?Failed/).waitFor()
+  assert.equal((await page.content()).includes('explorer-key-for-the-test'), false)
+  await dash.screenshot('sources-ethereum-failed')
 })
 
 test('a read_write key may sync but is told why it cannot change credentials', async (t) => {
@@ -178,7 +191,8 @@ test('Google Drive: the OAuth callback landing, and a pasted refresh token never
     SERVICE_CSV_DRIVE_CLIENT_ID: 'client-id-for-the-test',
     SERVICE_CSV_DRIVE_CLIENT_SECRET: 'client-secret-for-the-test',
   })
-  const dash = await openDashboard(t, server, { token: TOKEN })
+  // In dark mode, to see that the page keeps to the colour variables.
+  const dash = await openDashboard(t, server, { token: TOKEN, colorScheme: 'dark' })
   const { page } = dash
 
   await dash.goto('/sources?source=csv&oauth=error&reason=access_denied%3A%20consent%20refused')

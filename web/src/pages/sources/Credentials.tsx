@@ -91,7 +91,7 @@ export function Credentials({
         </p>
       ) : (
         <>
-          {kind === 'oauth' ? <ConnectDrive /> : null}
+          {kind === 'oauth' ? <ConnectDrive again={entries.length > 0} /> : null}
           <PutCredential source={source} words={words} onChange={onChange} />
         </>
       )}
@@ -110,14 +110,14 @@ function EntryList({
 }) {
   const [busy, setBusy] = useState<string | null>(null)
   const [error, setError] = useState<ApiError | null>(null)
-  const remove = async (id: string, label: string) => {
+  const remove = async (id: string) => {
     setBusy(id)
     setError(null)
     try {
       onChange(
         await api('DELETE /sources/:type/credentials/:id', { params: { type: source.type, id } }),
       )
-      notify(`Removed ${label}.`)
+      notify(`${source.title}: removed.`)
     } catch (failure) {
       setError(toApiError(failure))
     } finally {
@@ -140,7 +140,7 @@ function EntryList({
                 class="danger"
                 disabled={busy !== null}
                 aria-label={`Remove ${entry.label}`}
-                onClick={() => void remove(entry.id, entry.label)}
+                onClick={() => void remove(entry.id)}
               >
                 {busy === entry.id ? 'Removing…' : 'Remove'}
               </button>
@@ -218,7 +218,7 @@ function PutCredential({
 }
 
 /** Asks the service for Google's consent URL and goes there; Google comes back to /sources. */
-function ConnectDrive() {
+function ConnectDrive({ again }: { again: boolean }) {
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<ApiError | null>(null)
   const connect = async () => {
@@ -235,7 +235,7 @@ function ConnectDrive() {
   return (
     <div>
       <button type="button" class="primary" disabled={busy} onClick={() => void connect()}>
-        {busy ? 'Opening Google…' : 'Connect Google Drive'}
+        {busy ? 'Opening Google…' : again ? 'Reconnect Google Drive' : 'Connect Google Drive'}
       </button>
       <ErrorNote error={error} context="Could not start connecting Google Drive" />
     </div>

@@ -22,12 +22,15 @@ const CREDENTIAL_HEADINGS: Record<string, string> = {
 export function SourceCard({
   source,
   running,
+  inRun,
   onSync,
   onChange,
 }: {
   source: SourceEntry
   /** A run is going on: syncing again would only join it. */
   running: boolean
+  /** That run covers this source. */
+  inRun: boolean
   onSync: (type: string) => void
   onChange: (entry: SourceEntry) => void
 }) {
@@ -90,7 +93,7 @@ export function SourceCard({
             aria-describedby={!source.active ? `${headingId}-why` : undefined}
             onClick={() => onSync(source.type)}
           >
-            {running ? 'Syncing…' : 'Sync now'}
+            {inRun ? 'Syncing…' : 'Sync now'}
           </button>
           {!source.active ? (
             <span class="hint" id={`${headingId}-why`}>

@@ -175,6 +175,10 @@ export function SourcesPage() {
               key={source.type}
               source={source}
               running={running}
+              inRun={
+                running &&
+                (runs.run === null || runs.run.source === null || runs.run.source === source.type)
+              }
               onSync={(type) => void sync(type)}
               onChange={(entry) => setUpdated((u) => ({ ...u, [entry.type]: entry }))}
             />
