@@ -61,6 +61,25 @@ test('the live tail shows new events, pauses, filters by type and entity, and op
   await page.getByRole('button', { name: 'Resume' }).click()
   await table.getByRole('row').filter({ hasText: third }).waitFor({ timeout: 6000 })
 
+  // A hidden tab asks nothing; shown again, it catches up at once.
+  const polls: string[] = []
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname === '/api/v1/events') polls.push(request.url())
+  })
+  const setVisibility = (state: 'hidden' | 'visible') =>
+    page.evaluate(`(() => {
+      Object.defineProperty(document, 'visibilityState', { value: '${state}', configurable: true })
+      document.dispatchEvent(new Event('visibilitychange'))
+    })()`)
+  await setVisibility('hidden')
+  await page.getByText('Paused while this tab is in the background.').waitFor()
+  polls.length = 0
+  const fourth = await createTransaction(server, account.body.id, 'While hidden')
+  await page.waitForTimeout(4500)
+  assert.deepEqual(polls, [], 'no polling while the tab is hidden')
+  await setVisibility('visible')
+  await table.getByRole('row').filter({ hasText: fourth }).waitFor({ timeout: 3000 })
+
   // Filter by type: only account events remain, and the URL says so.
   await page.getByLabel('Type').selectOption('account.created')
   await page.waitForURL(/\/events\?type=account\.created$/)

@@ -185,7 +185,7 @@ test('a read_write key may sync but is told why it cannot change credentials', a
   assert.equal(await readDash.page.getByRole('button', { name: /Sync/ }).count(), 0)
 })
 
-test('Google Drive: the OAuth callback landing, and a pasted refresh token never shown back', async (t) => {
+test('Google Drive OAuth landing; drive refresh token and SimpleFIN access URL pasted, never shown back', async (t) => {
   const server = await serve(t, {
     SERVICE_DASHBOARD_TOKEN: TOKEN,
     SERVICE_CSV_DRIVE_CLIENT_ID: 'client-id-for-the-test',
@@ -231,4 +231,20 @@ test('Google Drive: the OAuth callback landing, and a pasted refresh token never
 
   await entry.getByRole('button', { name: 'Remove Drive refresh token' }).click()
   await card.getByText('Google Drive is not connected.').waitFor()
+
+  // SimpleFIN: a pasted access URL starts the source; only its host is shown back.
+  const simplefin = page.getByRole('article', { name: /SimpleFIN/ })
+  await simplefin.getByText('Not configured: syncs leave it out.').waitFor()
+  const secretUrl = 'https://bridge-user:bridge-password-XYZ@127.0.0.1:9/simplefin'
+  await simplefin.getByLabel('SimpleFIN setup token or access URL').fill(secretUrl)
+  await simplefin.getByRole('button', { name: 'Save credential' }).click()
+  const access = simplefin
+    .getByRole('list', { name: 'SimpleFIN credentials' })
+    .getByRole('listitem')
+    .filter({ hasText: 'SimpleFIN access URL (127.0.0.1:9)' })
+  await access.waitFor()
+  await simplefin.getByText('Ready: every sync fetches from it.').waitFor()
+  assert.equal((await page.content()).includes('bridge-password-XYZ'), false)
+  await access.getByRole('button', { name: /^Remove/ }).click()
+  await simplefin.getByText('No credential is set.').waitFor()
 })
