@@ -27,15 +27,16 @@ export function statusClass(status: SyncRun['status']): string {
   return 'badge bad'
 }
 
-/** How long a run took ("80 ms", "2.4 s", "2 min 5 s"), or how long it has run so far. */
+/**
+ * How long a run took ("under 1 s", "12 s", "2 min 5 s"), or has run so far.
+ * Run times are kept to the second, so nothing finer is claimed.
+ */
 export function duration(run: SyncRun, now = Date.now()): string {
   const start = Date.parse(run.started_at)
   const end = run.completed_at ? Date.parse(run.completed_at) : now
   if (!Number.isFinite(start) || !Number.isFinite(end)) return '—'
-  const ms = Math.max(0, end - start)
-  if (ms < 1000) return `${ms} ms`
-  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`
-  const seconds = Math.round(ms / 1000)
+  const seconds = Math.round(Math.max(0, end - start) / 1000)
+  if (seconds < 1) return 'under 1 s'
   if (seconds < 60) return `${seconds} s`
   const minutes = Math.floor(seconds / 60)
   if (minutes < 60) return `${minutes} min ${seconds % 60} s`
@@ -65,9 +66,9 @@ export function outcomeWords(run: SyncRun, titleOf: (type: string) => string): s
     case 'success':
       return `${scope} succeeded in ${duration(run)}: ${what}.`
     case 'partial':
-      return `${scope} finished in ${duration(run)}, but some sources failed.`
+      return `${scope} finished, but some sources failed (${duration(run)}).`
     default:
-      return `${scope} failed after ${duration(run)}.`
+      return `${scope} failed (${duration(run)}).`
   }
 }
 
