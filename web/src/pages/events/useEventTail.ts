@@ -62,24 +62,33 @@ export function useEventTail(filters: EventFilters, paused: boolean): Tail {
     setFresh(new Set())
     setError(null)
     setDisabled(false)
-    api('GET /events', {
-      query: { ...query(filters), newest: FIRST_COUNT },
-      signal: controller.signal,
-    })
-      .then((page) => {
-        cursor.current = page.next
-        setEvents(page.events.slice().reverse())
-        setLoaded(true)
-        checkedAt.current = Date.now()
-        setLastChecked(new Date())
+    let retry: ReturnType<typeof setTimeout> | undefined
+    const start = () =>
+      api('GET /events', {
+        query: { ...query(filters), newest: FIRST_COUNT },
+        signal: controller.signal,
       })
-      .catch((failure: unknown) => {
-        if (controller.signal.aborted) return
-        const e = toApiError(failure)
-        if (e.status === 503) setDisabled(true)
-        setError(e)
-      })
-    return () => controller.abort()
+        .then((page) => {
+          cursor.current = page.next
+          setEvents(page.events.slice().reverse())
+          setError(null)
+          setLoaded(true)
+          checkedAt.current = Date.now()
+          setLastChecked(new Date())
+        })
+        .catch((failure: unknown) => {
+          if (controller.signal.aborted) return
+          const e = toApiError(failure)
+          setError(e)
+          // Off stays off; anything else (unreachable, a restart) is tried again.
+          if (e.status === 503) setDisabled(true)
+          else retry = setTimeout(() => void start(), POLL_MS * 3)
+        })
+    void start()
+    return () => {
+      controller.abort()
+      clearTimeout(retry)
+    }
   }, [key])
 
   // Following: only while loaded, not paused and visible.
