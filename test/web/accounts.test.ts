@@ -250,7 +250,8 @@ test('accounts with a read key: no create, edit or delete, and the reason', asyn
     token: TOKEN,
     body: { name: 'Everyday', currency: 'USD', balance: '10' },
   })
-  const dash = await openDashboard(t, server, { token: key.body.key })
+  // In dark mode, so that the screenshot shows it.
+  const dash = await openDashboard(t, server, { token: key.body.key, colorScheme: 'dark' })
   const { page } = dash
   await dash.goto('/accounts')
   await accountRow(page, 'Everyday').getByText('10').waitFor()
@@ -260,6 +261,7 @@ test('accounts with a read key: no create, edit or delete, and the reason', asyn
     .waitFor()
   assert.equal(await page.getByRole('button', { name: 'New account' }).count(), 0)
   assert.equal(await page.getByRole('button', { name: 'Edit Everyday' }).count(), 0)
+  assert.equal(await page.getByRole('button', { name: /^Delete/ }).count(), 0)
   await dash.screenshot('accounts-read-only')
 
   await dash.goto(`/accounts/${created.body.id}`)

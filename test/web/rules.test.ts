@@ -291,7 +291,8 @@ test('rules with a read key: the rule is shown, nothing can be changed or run', 
     token: TOKEN,
     body: { name: 'viewer', scope: 'read' },
   })
-  const dash = await openDashboard(t, server, { token: key.body.key })
+  // In dark mode, so that the screenshot shows it.
+  const dash = await openDashboard(t, server, { token: key.body.key, colorScheme: 'dark' })
   const { page } = dash
   await dash.goto('/rules')
   await page.getByRole('link', { name: 'Coffee shops' }).waitFor()
@@ -308,6 +309,7 @@ test('rules with a read key: the rule is shown, nothing can be changed or run', 
   assert.ok(await page.getByLabel('Name').isDisabled())
   assert.equal(await page.getByRole('button', { name: 'Save rule' }).count(), 0)
   assert.equal(await page.getByRole('button', { name: 'Run now' }).count(), 0)
+  assert.equal(await page.getByRole('button', { name: 'Add label' }).count(), 0)
   assert.equal(await page.getByRole('region', { name: 'Preview' }).count(), 0)
   await dash.screenshot('rule-read-only')
 })

@@ -131,7 +131,11 @@ export function AccountFormDialog({
           A manual account's balance is the figure you keep here; it is not recomputed from its
           transactions.
         </p>
-        <ErrorNote error={error} context={account ? 'Not saved' : 'Not created'} />
+        {/* The detail already names the field; the marked input shows which one. */}
+        <ErrorNote
+          error={error && new ApiError(error.status, error.title, error.detail, [])}
+          context={account ? 'Not saved' : 'Not created'}
+        />
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>
             {account ? 'Save' : 'Create account'}

@@ -19,13 +19,15 @@ const PAGE_SIZE = 50
 function AccountTransactions({ account }: { account: Account }) {
   const [pager, setPager] = useState<PagerState>(FIRST_PAGE)
   useEffect(() => setPager(FIRST_PAGE), [account.id])
+  // The pager state travels with the page it loaded, so that the counts never
+  // describe the next page while the previous one is still on screen.
   const page = useApi(
     (signal) =>
       api('GET /accounts/:id/transactions', {
         params: { id: account.id },
         query: { limit: PAGE_SIZE, ...(pager.cursor ? { cursor: pager.cursor } : {}) },
         signal,
-      }),
+      }).then((result) => ({ ...result, pager })),
     [account.id, pager.cursor],
   )
   return (
@@ -40,7 +42,7 @@ function AccountTransactions({ account }: { account: Account }) {
       {page.data ? (
         <div class={page.loading ? 'loading-fade' : undefined} aria-busy={page.loading}>
           <Pager
-            state={pager}
+            state={page.data.pager}
             onChange={setPager}
             next={page.data.next_cursor}
             shown={page.data.transactions.length}

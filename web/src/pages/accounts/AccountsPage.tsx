@@ -9,6 +9,7 @@ import { Money } from '../../components/Money.js'
 import { plural } from '../../components/format.js'
 import { useApi } from '../../components/useApi.js'
 import { accounts, loadAccounts, type Account } from '../../stores/accounts.js'
+import { canWrite } from '../../stores/session.js'
 import { AccountFormDialog, DeleteAccountDialog, isManual, syncedReason } from './AccountDialogs.js'
 import { totalsByCurrency } from './balance-totals.js'
 import './accounts.css'
@@ -68,10 +69,13 @@ function AccountRow({
   account,
   onEdit,
   onDelete,
+  actions,
 }: {
   account: Account
   onEdit: () => void
   onDelete: () => void
+  /** A read-only key gets no actions column at all. */
+  actions: boolean
 }) {
   return (
     <tr>
@@ -84,9 +88,9 @@ function AccountRow({
       <td class="num balance">
         <Money amount={account.balance} currency={account.currency} />
       </td>
-      <td class="row-actions">
-        {isManual(account) ? (
-          <IfWrite>
+      {actions ? (
+        <td class="row-actions">
+          {isManual(account) ? (
             <div class="actions">
               <button type="button" aria-label={`Edit ${account.name}`} onClick={onEdit}>
                 Edit
@@ -100,13 +104,13 @@ function AccountRow({
                 Delete
               </button>
             </div>
-          </IfWrite>
-        ) : (
-          <span class="hint" title={syncedReason(account)}>
-            Owned by its source
-          </span>
-        )}
-      </td>
+          ) : (
+            <span class="hint" title={syncedReason(account)}>
+              Owned by its source
+            </span>
+          )}
+        </td>
+      ) : null}
     </tr>
   )
 }
@@ -164,9 +168,11 @@ export function AccountsPage() {
                     <th scope="col" class="num">
                       Balance
                     </th>
-                    <th scope="col">
-                      <span class="accounts-hidden">Actions</span>
-                    </th>
+                    {canWrite.value ? (
+                      <th scope="col">
+                        <span class="accounts-hidden">Actions</span>
+                      </th>
+                    ) : null}
                   </tr>
                 </thead>
                 <tbody>
@@ -176,6 +182,7 @@ export function AccountsPage() {
                       account={account}
                       onEdit={() => setEditing(account)}
                       onDelete={() => setDeleting(account)}
+                      actions={canWrite.value}
                     />
                   ))}
                 </tbody>

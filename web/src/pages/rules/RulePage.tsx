@@ -62,9 +62,11 @@ function queryErrorOf(error: ApiError): ApiError {
 function LabelRows({
   rows,
   onChange,
+  readOnly,
 }: {
   rows: readonly LabelRow[]
   onChange: (rows: LabelRow[]) => void
+  readOnly: boolean
 }) {
   const set = (index: number, row: LabelRow) =>
     onChange(rows.map((r, i) => (i === index ? row : r)))
@@ -92,24 +94,28 @@ function LabelRows({
             autocomplete="off"
             onInput={(e) => set(index, { ...row, value: e.currentTarget.value })}
           />
-          <button
-            type="button"
-            class="icon"
-            aria-label={`Remove label ${index + 1}`}
-            onClick={() => {
-              const rest = rows.filter((_, i) => i !== index)
-              onChange(rest.length > 0 ? rest : [{ key: '', value: '' }])
-            }}
-          >
-            ×
-          </button>
+          {readOnly ? null : (
+            <button
+              type="button"
+              class="icon"
+              aria-label={`Remove label ${index + 1}`}
+              onClick={() => {
+                const rest = rows.filter((_, i) => i !== index)
+                onChange(rest.length > 0 ? rest : [{ key: '', value: '' }])
+              }}
+            >
+              ×
+            </button>
+          )}
         </div>
       ))}
-      <div>
-        <button type="button" onClick={() => onChange([...rows, { key: '', value: '' }])}>
-          Add label
-        </button>
-      </div>
+      {readOnly ? null : (
+        <div>
+          <button type="button" onClick={() => onChange([...rows, { key: '', value: '' }])}>
+            Add label
+          </button>
+        </div>
+      )}
     </fieldset>
   )
 }
@@ -406,11 +412,16 @@ function RuleEditor({ rule, onSaved }: { rule: Rule | null; onSaved: (rule: Rule
                 placeholder="payee:starbucks   amount:<0 description:coffee"
               />
             </div>
-            <LabelRows rows={draft.labels} onChange={(rows) => update({ labels: rows })} />
+            <LabelRows
+              rows={draft.labels}
+              readOnly={readOnly}
+              onChange={(rows) => update({ labels: rows })}
+            />
             <label>
               Extensions (a JSON object; values keep their JSON type)
               <textarea
                 value={draft.extensions}
+                rows={Math.min(16, Math.max(3, draft.extensions.split('\n').length + 1))}
                 spellcheck={false}
                 placeholder={'{"tax.deductible": true, "tax.category": "meals"}'}
                 aria-invalid={!extensions.ok ? true : undefined}
