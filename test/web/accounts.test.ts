@@ -186,6 +186,10 @@ test('accounts: grouped with exact totals; a manual account created, edited, pag
   assert.equal(left.body.total, 0)
 
   await dash.phone('/accounts', 'accounts')
+  await dash.phone('/accounts', 'accounts-new', async (phone) => {
+    await phone.getByRole('button', { name: 'New account' }).click()
+    await phone.getByRole('dialog', { name: 'New account' }).getByLabel('Name').waitFor()
+  })
 
   // An account's page: its fields, and its 120 transactions over three pages.
   await page.getByRole('link', { name: 'Everyday', exact: true }).click()

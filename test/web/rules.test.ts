@@ -167,6 +167,14 @@ test('rules: previewed live, created, run, run all, unapplied, disabled and dele
     would: withExtensions.body.would_update,
   })
   await dash.screenshot('rule-new-preview')
+  await dash.phone('/rules/new', 'rule-new', async (phone) => {
+    await phone.getByRole('searchbox', { name: 'Rule query' }).fill('description:coffee')
+    await phone.getByLabel('Label 1 key').fill('category')
+    await phone.getByLabel('Label 1 value').fill('coffee')
+    const preview = phone.getByRole('region', { name: 'Preview' })
+    await preview.getByRole('status').filter({ hasText: '; 23 would change' }).waitFor()
+    await preview.getByRole('link', { name: "Coffee at Joe's 5", exact: true }).waitFor()
+  })
 
   // Bad JSON is said in words, and nothing is sent for it.
   await page.getByLabel(/^Extensions/).fill('{"tax.deductible": tru')

@@ -234,6 +234,8 @@ function SavedRuleActions({
   const [outcome, setOutcome] = useState<Outcome | null>(null)
   const [error, setError] = useState<ApiError | null>(null)
   const [confirmDelete, setConfirmDelete] = useState(false)
+  // A result describes the rule as it was run; a saved change starts afresh.
+  useEffect(() => setOutcome(null), [rule])
 
   const act = async (action: () => Promise<void>) => {
     setBusy(true)
