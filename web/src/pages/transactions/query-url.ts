@@ -35,3 +35,15 @@ export function urlFor(filters: ListFilters): string {
   const text = search.toString()
   return text === '' ? '/transactions' : `/transactions?${text}`
 }
+
+/** The list's order: newest first unless ?order=asc, so the default address stays bare. */
+export type ListOrder = 'desc' | 'asc'
+
+export function orderFrom(query: Record<string, string>): ListOrder {
+  return query.order === 'asc' ? 'asc' : 'desc'
+}
+
+/** `url` (of urlFor) with the order, when it is not the default. */
+export function withOrder(url: string, order: ListOrder): string {
+  return order === 'desc' ? url : `${url}${url.includes('?') ? '&' : '?'}order=asc`
+}
