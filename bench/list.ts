@@ -3,11 +3,13 @@
 // COFFER_BENCH_LIST_ROWS transactions (default 100,000; 1,000,000 for the issue's
 // figure), by cursor and by offset; p50 and p95 of the default page (100 rows).
 // Each figure is printed against the first page of the same list in the same run.
+// Every case runs newest first (order=desc, the default) and oldest first (asc):
+// the (date, id) index walks either way, so the two columns should agree.
 // "page" times the page alone (the rows and their labels and extensions); "list"
 // the whole answer, which also counts the exact `total` as before.
 // Target (SQLite): p50 at the millionth row by cursor under 20 ms (page).
 // COFFER_BENCH_ENGINE=postgres runs it on PostgreSQL (not judged by that target).
-import { resolveKeysetPage, type KeysetPage } from '../src/page.js'
+import { resolveKeysetPage, type KeysetPage, type SortOrder } from '../src/page.js'
 import { toTransactionsJson } from '../src/ledger/snapshots.js'
 import {
   filteredTransactions,
@@ -23,6 +25,7 @@ import { benchEngine, cursorAt, freshDatabase, openAnotherContext, timed } from 
 const ROWS = Number(process.env.COFFER_BENCH_LIST_ROWS ?? 100_000)
 const RUNS = Number(process.env.COFFER_BENCH_LIST_RUNS ?? 15)
 const LIMIT = 100
+const LABEL_WIDTH = 86
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
@@ -59,69 +62,77 @@ export async function benchList(): Promise<void> {
       `\n## list paging (${ROWS.toLocaleString('en-US')} transactions${engine === 'postgres' ? ' on PostgreSQL' : ''}, generated in ${(generateMs / 1000).toFixed(1)} s; limit ${LIMIT}; ${RUNS} runs)`,
     )
     console.log(
-      `  ${'case'.padEnd(66)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)} ${'/ first'.padStart(8)}`,
+      `  ${'case'.padEnd(LABEL_WIDTH)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)} ${'/ first'.padStart(8)}`,
     )
     const lists: Array<{ name: string; filter: TransactionFilter }> = [
       { name: 'GET /transactions', filter: {} },
       { name: `GET /accounts/{id}/transactions`, filter: { account_id: ACCOUNTS[0].id } },
     ]
     let deepCursorPage = Number.NaN
+    const orders: SortOrder[] = ['desc', 'asc']
     for (const { name, filter } of lists) {
       const rows = await countOf(ctx, filter)
       const deep = rows - LIMIT // the last page: it holds the list's last row
       const scope = transactionListScope('transactions', filter)
-      const cursor = await cursorAt(ctx, filter, scope, deep)
-      const page = (input: { cursor?: string; offset?: number }): KeysetPage =>
-        resolveKeysetPage({ limit: LIMIT, ...input }, scope)
-      const pageOnly = async (p: KeysetPage) =>
-        toTransactionsJson(ctx.db.kysely, (await transactionPage(ctx.db.kysely, filter, p)).rows)
-      // The cursor really is at the end: its page is the list's last.
-      const last = await listTransactions(ctx, { ...filter, limit: LIMIT, cursor })
-      if (last.transactions.length !== LIMIT || last.next_cursor !== null)
-        throw new Error(`${name}: the deep cursor is not at the last page`)
-      const at = `row ${deep.toLocaleString('en-US')}`
-      const cases: Case[] = [
-        { label: `${name} page, first`, run: () => pageOnly(page({})) },
-        { label: `${name} page, ${at} by cursor`, run: () => pageOnly(page({ cursor })) },
-        { label: `${name} page, ${at} by offset`, run: () => pageOnly(page({ offset: deep })) },
-        {
-          label: `${name} list (+ exact total), first`,
-          run: () => listTransactions(ctx, { ...filter, limit: LIMIT }),
-        },
-        {
-          label: `${name} list (+ exact total), ${at} by cursor`,
-          run: () => listTransactions(ctx, { ...filter, limit: LIMIT, cursor }),
-        },
-        {
-          label: `${name} list (+ exact total), ${at} by offset`,
-          run: () => listTransactions(ctx, { ...filter, limit: LIMIT, offset: deep }),
-        },
-      ]
-      let first = 0
-      for (const [i, c] of cases.entries()) {
-        const { p50, p95 } = await sample(c.run)
-        if (i % 3 === 0) first = p50
-        if (i === 1 && filter.account_id === undefined) deepCursorPage = p50
-        console.log(
-          `  ${c.label.padEnd(66)} ${p50.toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)} ${`${(p50 / first).toFixed(1)}×`.padStart(8)}`,
-        )
+      for (const order of orders) {
+        const cursor = await cursorAt(ctx, filter, scope, deep, order)
+        const page = (input: { cursor?: string; offset?: number }): KeysetPage =>
+          resolveKeysetPage({ limit: LIMIT, order, ...input }, scope)
+        const pageOnly = async (p: KeysetPage) =>
+          toTransactionsJson(ctx.db.kysely, (await transactionPage(ctx.db.kysely, filter, p)).rows)
+        const list = (input: { cursor?: string; offset?: number }) => () =>
+          listTransactions(ctx, { ...filter, limit: LIMIT, order, ...input })
+        // The cursor really is at the end: its page is the list's last.
+        const last = await list({ cursor })()
+        if (last.transactions.length !== LIMIT || last.next_cursor !== null)
+          throw new Error(`${name} ${order}: the deep cursor is not at the last page`)
+        const at = `row ${deep.toLocaleString('en-US')}`
+        const o = `order=${order}`
+        const cases: Case[] = [
+          { label: `${name} ${o} page, first`, run: () => pageOnly(page({})) },
+          { label: `${name} ${o} page, ${at} by cursor`, run: () => pageOnly(page({ cursor })) },
+          {
+            label: `${name} ${o} page, ${at} by offset`,
+            run: () => pageOnly(page({ offset: deep })),
+          },
+          { label: `${name} ${o} list (+ exact total), first`, run: list({}) },
+          { label: `${name} ${o} list (+ exact total), ${at} by cursor`, run: list({ cursor }) },
+          {
+            label: `${name} ${o} list (+ exact total), ${at} by offset`,
+            run: list({ offset: deep }),
+          },
+        ]
+        let first = 0
+        for (const [i, c] of cases.entries()) {
+          const { p50, p95 } = await sample(c.run)
+          if (i % 3 === 0) first = p50
+          if (i === 1 && filter.account_id === undefined && order === 'desc') deepCursorPage = p50
+          console.log(
+            `  ${c.label.padEnd(LABEL_WIDTH)} ${p50.toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)} ${`${(p50 / first).toFixed(1)}×`.padStart(8)}`,
+          )
+        }
       }
     }
     // Search pages by the same cursor: the empty query (every row; its SQL is exact).
-    {
+    for (const order of orders) {
       const deep = ROWS - LIMIT
-      const cursor = await cursorAt(ctx, {}, [transactionListScope('search', {}), ''], deep)
+      const scope = [transactionListScope('search', {}), '']
+      const cursor = await cursorAt(ctx, {}, scope, deep, order)
       const at = `row ${deep.toLocaleString('en-US')}`
       const search = (input: { cursor?: string; offset?: number }) => () =>
-        searchTransactions(ctx, { q: '', limit: LIMIT, ...input })
+        searchTransactions(ctx, { q: '', limit: LIMIT, order, ...input })
       const first = await sample(search({}))
+      const o = `order=${order}`
       for (const [label, s] of [
-        ['search q="" (+ exact total), first', first],
-        [`search q="" (+ exact total), ${at} by cursor`, await sample(search({ cursor }))],
-        [`search q="" (+ exact total), ${at} by offset`, await sample(search({ offset: deep }))],
+        [`search q="" ${o} (+ exact total), first`, first],
+        [`search q="" ${o} (+ exact total), ${at} by cursor`, await sample(search({ cursor }))],
+        [
+          `search q="" ${o} (+ exact total), ${at} by offset`,
+          await sample(search({ offset: deep })),
+        ],
       ] as const) {
         console.log(
-          `  ${label.padEnd(66)} ${s.p50.toFixed(1).padStart(8)} ${s.p95.toFixed(1).padStart(8)} ${`${(s.p50 / first.p50).toFixed(1)}×`.padStart(8)}`,
+          `  ${label.padEnd(LABEL_WIDTH)} ${s.p50.toFixed(1).padStart(8)} ${s.p95.toFixed(1).padStart(8)} ${`${(s.p50 / first.p50).toFixed(1)}×`.padStart(8)}`,
         )
       }
     }

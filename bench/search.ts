@@ -7,7 +7,7 @@
 // p50 under 100 ms. COFFER_BENCH_ENGINE=postgres runs it on PostgreSQL (figures
 // only: the targets are SQLite's).
 import { matches, parseQuery, searchTransactions, type Query } from '../src/search/index.js'
-import { olderThan } from '../src/search/stream.js'
+import { afterKey } from '../src/ledger/transaction-query.js'
 import { EVERYTHING, loadSubjects } from '../src/search/subjects.js'
 import { indexQueuedDocuments } from '../src/search/indexer.js'
 import { generateLedgerIn } from './lib/generate-ledger.js'
@@ -89,7 +89,7 @@ export async function benchSearch(): Promise<void> {
     for (;;) {
       const started = process.hrtime.bigint()
       let page = ctx.db.kysely.selectFrom('transactions').selectAll()
-      if (last) page = olderThan(page, last)
+      if (last) page = afterKey(page, last, 'desc')
       const rows = await page
         .orderBy('date', 'desc')
         .orderBy('id', 'desc')

@@ -10,8 +10,12 @@ import { openServiceContext } from '../src/app.js'
 import { loadConfig } from '../src/config/index.js'
 import { sql } from 'kysely'
 import type { ServiceContext } from '../src/context.js'
-import { filteredTransactions, type TransactionFilter } from '../src/ledger/transaction-query.js'
-import { encodeCursor } from '../src/page.js'
+import {
+  filteredTransactions,
+  inKeysetOrder,
+  type TransactionFilter,
+} from '../src/ledger/transaction-query.js'
+import { encodeCursor, type SortOrder } from '../src/page.js'
 import { createLogger } from '../src/log.js'
 
 export type BenchEngine = 'sqlite' | 'postgres'
@@ -175,21 +179,20 @@ export function openExisting(dir: string, path: string): Promise<ServiceContext>
   return openQuietContext(dir, { SERVICE_DATABASE_PATH: path })
 }
 
-/** The cursor a client holds after paging to the row just before `position`. */
+/** The cursor a client holds after paging to the row just before `position` (in `order`). */
 export async function cursorAt(
   ctx: ServiceContext,
   filter: TransactionFilter,
   scope: unknown,
   position: number,
+  order: SortOrder = 'desc',
 ): Promise<string> {
-  const key = await filteredTransactions(ctx.db.kysely, filter)
+  const key = await inKeysetOrder(filteredTransactions(ctx.db.kysely, filter), order)
     .select(['date', 'id'])
-    .orderBy('date', 'desc')
-    .orderBy('id', 'desc')
     .limit(1)
     .offset(position - 1)
     .executeTakeFirstOrThrow()
-  return encodeCursor(scope, key)
+  return encodeCursor(scope, key, order)
 }
 
 /** What the database takes on disk: the SQLite file and its WAL, or the bench schema's tables and indexes. */

@@ -36,8 +36,43 @@ test('a cursor of another scope, altered or malformed is refused', () => {
     limit: 1000,
     offset: 0,
     after: key,
+    order: 'desc',
     scope,
   })
+})
+
+test('a cursor carries its order and continues only that order', () => {
+  const desc = encodeCursor(scope, key)
+  const asc = encodeCursor(scope, key, 'asc')
+  const payload = (cursor: string) => JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+  // Newest first is the form cursors had before `order`: those still work.
+  assert.deepEqual(Object.keys(payload(desc)), ['v', 'd', 'i', 'h'])
+  assert.equal(payload(asc).o, 'asc')
+  assert.notEqual(payload(asc).h, payload(desc).h)
+  assert.deepEqual(decodeCursor(scope, asc, 'asc'), key)
+  assert.deepEqual(resolveKeysetPage({ cursor: asc, order: 'asc' }, scope).after, key)
+  const otherOrder = (work: () => unknown) =>
+    assert.throws(
+      work,
+      (e: unknown) =>
+        e instanceof Invalid &&
+        e.errors?.[0]?.field === 'cursor' &&
+        /order=/.test(e.errors[0].message),
+    )
+  otherOrder(() => decodeCursor(scope, desc, 'asc'))
+  otherOrder(() => decodeCursor(scope, asc, 'desc'))
+  otherOrder(() => resolveKeysetPage({ cursor: asc }, scope))
+  // The order flipped by hand is an altered cursor, in either direction.
+  const reencode = (p: object) => Buffer.from(JSON.stringify(p), 'utf8').toString('base64url')
+  const { o: _o, ...withoutOrder } = payload(asc)
+  refused(() => decodeCursor(scope, reencode(withoutOrder), 'desc'))
+  refused(() => decodeCursor(scope, reencode({ ...payload(desc), o: 'asc' }), 'asc'))
+  refused(() => decodeCursor(scope, reencode({ ...payload(asc), o: 'desc' }), 'desc'))
+  // An asc page's next cursor is an asc cursor.
+  const rows = [1, 2, 3].map((n) => ({ date: key.date, id: `r${n}` }))
+  const page = resolveKeysetPage({ limit: 2, order: 'asc' }, scope)
+  const { next_cursor } = keysetPageOf(rows, page)
+  assert.deepEqual(decodeCursor(scope, next_cursor!, 'asc'), rows[1])
 })
 
 test('keysetPageOf trims the extra row and points after the last one kept', () => {

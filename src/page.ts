@@ -6,6 +6,8 @@
 // page by keyset: each page answers `next_cursor`, an opaque token holding the
 // sort key of its last row, and `?cursor=` continues after that row, so a deep
 // page costs what the first costs and rows written meanwhile never shift a page.
+// They run newest first (`order=desc`, the default) or oldest first (`asc`);
+// a cursor carries its order and continues only the same order.
 import { createHash } from 'node:crypto'
 import { Invalid } from './errors.js'
 import { CURSOR_MAX_CHARS } from './schemas/limits.js'
@@ -30,19 +32,26 @@ export function resolvePage(input: PageInput): Page {
   return { limit, offset: input.offset ?? 0 }
 }
 
-/** The sort key of a newest-first row: the last row of a page, that the next page follows. */
+/** The sort key of a row: the last row of a page, that the next page follows. */
 export interface KeysetKey {
   date: string
   id: string
 }
 
+/** By (date, id): `desc` newest first (the default, CONTRACT 3), `asc` oldest first. */
+export type SortOrder = 'desc' | 'asc'
+
+export const DEFAULT_ORDER: SortOrder = 'desc'
+
 export interface KeysetPageInput extends PageInput {
   cursor?: string | undefined
+  order?: SortOrder | undefined
 }
 
 export interface KeysetPage extends Page {
-  /** Rows strictly after this key (newest first); null to start at `offset`. */
+  /** Rows strictly after this key in `order`; null to start at `offset`. */
   after: KeysetKey | null
+  order: SortOrder
   /** What the cursor is bound to: the list and its filters (see `resolveKeysetPage`). */
   scope: unknown
 }
@@ -57,25 +66,43 @@ const OTHER_LIST =
  * A short digest binding a position to its list: a cursor handed to another list,
  * to the same list with other filters or another query, or edited, no longer agrees.
  * Not a secret: a cursor only positions a list the caller can already read.
+ * A newest-first digest is the one cursors had before `order` existed, so those
+ * cursors keep working.
  */
-function digest(scope: unknown, key: KeysetKey): string {
-  return createHash('sha256')
-    .update(JSON.stringify([CURSOR_VERSION, scope, key.date, key.id]))
-    .digest('base64url')
-    .slice(0, 16)
+function digest(scope: unknown, key: KeysetKey, order: SortOrder): string {
+  const bound = [CURSOR_VERSION, scope, key.date, key.id, ...(order === 'asc' ? ['asc'] : [])]
+  return createHash('sha256').update(JSON.stringify(bound)).digest('base64url').slice(0, 16)
 }
 
 /**
- * The cursor of the position after `key` in the list `scope`: base64url of the
- * JSON `{"v": 1, "d": date, "i": id, "h": digest}`. Clients treat it as opaque.
+ * The cursor of the position after `key` in the list `scope` read in `order`:
+ * base64url of the JSON `{"v": 1, "d": date, "i": id, "h": digest}`, plus
+ * `"o": "asc"` oldest first. Clients treat it as opaque.
  */
-export function encodeCursor(scope: unknown, key: KeysetKey): string {
-  const payload = { v: CURSOR_VERSION, d: key.date, i: key.id, h: digest(scope, key) }
+export function encodeCursor(
+  scope: unknown,
+  key: KeysetKey,
+  order: SortOrder = DEFAULT_ORDER,
+): string {
+  const payload = {
+    v: CURSOR_VERSION,
+    d: key.date,
+    i: key.id,
+    ...(order === 'asc' ? { o: 'asc' } : {}),
+    h: digest(scope, key, order),
+  }
   return Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url')
 }
 
-/** The key a cursor holds; a 400 naming `cursor` when it is malformed or not of `scope`. */
-export function decodeCursor(scope: unknown, cursor: string): KeysetKey {
+/**
+ * The key a cursor holds; a 400 naming `cursor` when it is malformed, not of
+ * `scope`, or of the other order (it would page backwards from its row).
+ */
+export function decodeCursor(
+  scope: unknown,
+  cursor: string,
+  order: SortOrder = DEFAULT_ORDER,
+): KeysetKey {
   if (cursor.length === 0 || cursor.length > CURSOR_MAX_CHARS || !BASE64URL.test(cursor)) {
     throw Invalid.field('cursor', NOT_A_CURSOR)
   }
@@ -86,30 +113,40 @@ export function decodeCursor(scope: unknown, cursor: string): KeysetKey {
     throw Invalid.field('cursor', NOT_A_CURSOR)
   }
   if (typeof payload !== 'object' || payload === null) throw Invalid.field('cursor', NOT_A_CURSOR)
-  const { v, d, i, h } = payload as Record<string, unknown>
+  const { v, d, i, o, h } = payload as Record<string, unknown>
   if (v !== CURSOR_VERSION || typeof d !== 'string' || typeof i !== 'string') {
     throw Invalid.field('cursor', NOT_A_CURSOR)
   }
-  if (typeof h !== 'string') throw Invalid.field('cursor', NOT_A_CURSOR)
+  if (typeof h !== 'string' || (o !== undefined && o !== 'asc')) {
+    throw Invalid.field('cursor', NOT_A_CURSOR)
+  }
   const key = { date: d, id: i }
-  // The canonical form, so that any change to the text (not only to the digest) is refused.
-  if (encodeCursor(scope, key) !== cursor) throw Invalid.field('cursor', OTHER_LIST)
+  const issued: SortOrder = o === 'asc' ? 'asc' : 'desc'
+  // Checked whole first, so that an altered "o" reads as altered, not as the other order.
+  if (encodeCursor(scope, key, issued) !== cursor) throw Invalid.field('cursor', OTHER_LIST)
+  if (issued !== order) {
+    throw Invalid.field(
+      'cursor',
+      `continues the list in order=${issued}; pass order=${issued} with it, or page from the start`,
+    )
+  }
   return key
 }
 
 /**
  * A page of a keyset list. `scope` names the list and everything that selects its
  * rows (its kind, filters, query text): a cursor is accepted only by the list that
- * issued it. `cursor` with a non-zero `offset` is a 400; with a cursor the page
- * starts after its row and the answer echoes `offset: 0`.
+ * issued it, read in the same order. `cursor` with a non-zero `offset` is a 400;
+ * with a cursor the page starts after its row and the answer echoes `offset: 0`.
  */
 export function resolveKeysetPage(input: KeysetPageInput, scope: unknown): KeysetPage {
   const { limit, offset } = resolvePage(input)
-  if (input.cursor === undefined) return { limit, offset, after: null, scope }
+  const order = input.order ?? DEFAULT_ORDER
+  if (input.cursor === undefined) return { limit, offset, after: null, order, scope }
   if (offset !== 0) {
     throw Invalid.field('cursor', 'cannot be combined with offset; pass one or the other')
   }
-  return { limit, offset: 0, after: decodeCursor(scope, input.cursor), scope }
+  return { limit, offset: 0, after: decodeCursor(scope, input.cursor, order), order, scope }
 }
 
 /**
@@ -125,5 +162,5 @@ export function keysetPageOf<R extends KeysetKey>(
   }
   const kept = rows.slice(0, page.limit)
   const last = kept[kept.length - 1]!
-  return { rows: kept, next_cursor: encodeCursor(page.scope, last) }
+  return { rows: kept, next_cursor: encodeCursor(page.scope, last, page.order) }
 }

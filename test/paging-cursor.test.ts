@@ -3,6 +3,8 @@
 // next_cursor and takes ?cursor=. By cursor a list pages exactly as by offset; a
 // ledger written to between pages never makes a cursor skip or repeat a row; a
 // cursor that is malformed, altered or of another list is a 400 naming `cursor`.
+// All of it in both orders (issue 13: order=desc, the default, and order=asc,
+// which is exactly the reverse), and a cursor of one order is a 400 in the other.
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
 import type { IngestTransaction } from '../src/ledger/ingest.js'
@@ -80,7 +82,12 @@ const LISTS = [
   '/api/v1/transactions/search?q=coffee%20OR%20amount:<-40',
   '/api/v1/transactions/search?q=NOT%20label:category=food&since=2024-01-02',
   '/api/v1/transactions/search?q=rent&label_key=category',
+  // `~` is never decided in SQL: the matcher pages this one.
+  '/api/v1/transactions/search?q=label:category~oo',
+  '/api/v1/transactions/search?q=label:category~om%20OR%20amount:<-60&until=2024-01-07',
 ]
+
+const ORDERS = ['desc', 'asc'] as const
 
 function withParams(path: string, params: string): string {
   return path + (path.includes('?') ? '&' : '?') + params
@@ -111,9 +118,11 @@ async function walk(
   throw new Error(`${path}: the cursor walk did not end`)
 }
 
-test('every list pages by cursor exactly as by offset', async (t) => {
+test('every list pages by cursor exactly as by offset, in both orders', async (t) => {
   const app = await setup(t)
-  for (const path of LISTS) {
+  for (const [list, order] of LISTS.flatMap((l) => ORDERS.map((o) => [l, o] as const))) {
+    // The default order is desc; asc is asked for.
+    const path = order === 'asc' ? withParams(list, 'order=asc') : list
     const whole = await expectStatus(app, 'GET', withParams(path, 'limit=1000'), 200)
     const all = ids(whole)
     assert.ok(all.length > 0, path)
@@ -154,11 +163,30 @@ test('every list pages by cursor exactly as by offset', async (t) => {
       200,
     )
     assert.deepEqual(ids(second), all.slice(5, 10), path)
+    if (order === 'asc') {
+      // Oldest first is exactly newest first reversed (and desc is the default).
+      const desc = await expectStatus(app, 'GET', withParams(list, 'limit=1000'), 200)
+      const explicit = await expectStatus(
+        app,
+        'GET',
+        withParams(list, 'limit=1000&order=desc'),
+        200,
+      )
+      assert.deepEqual(ids(explicit), ids(desc), list)
+      assert.deepEqual(all, [...ids(desc)].reverse(), `${list}: asc is desc reversed`)
+      assert.equal(whole.total, desc.total, list)
+      if (list.includes('/search')) assert.equal(whole.total_is_lower_bound, false, list)
+    }
   }
-  // The order is newest first, ties on date by id descending.
+  // The order is newest first, ties on date by id descending; asc the reverse.
   const all = ids(await expectStatus(app, 'GET', '/api/v1/transactions?limit=1000', 200))
   assert.equal(all.length, ROWS)
   assert.deepEqual(all.slice(0, 3), ['csv:t063', 'csv:t055', 'csv:t047'])
+  const oldest = ids(await expectStatus(app, 'GET', '/api/v1/transactions?limit=3&order=asc', 200))
+  assert.deepEqual(oldest, ['csv:t000', 'csv:t008', 'csv:t016'])
+  // Not an order: a 400 naming the parameter.
+  const problem = await expectProblem(app, 'GET', '/api/v1/transactions?order=up', 400)
+  assert.match(JSON.stringify(problem), /order/)
 })
 
 test('cursors page through a ledger being written to without skipping or repeating a row', async (t) => {
@@ -204,13 +232,31 @@ test('cursors page through a ledger being written to without skipping or repeati
     '/api/v1/transactions?label_key=category',
     '/api/v1/transactions/search?q=coffee',
     '/api/v1/transactions/search?q=-label:category=food',
+    '/api/v1/transactions?order=asc',
+    '/api/v1/accounts/csv:checking/transactions?order=asc',
+    '/api/v1/transactions?label_key=category&order=asc',
+    '/api/v1/transactions/search?q=coffee&order=asc',
+    '/api/v1/transactions/search?q=-label:category=food&order=asc',
+    '/api/v1/transactions/search?q=label:category~oo&order=asc',
   ]) {
-    const before = ids(await expectStatus(app, 'GET', withParams(path, 'limit=1000'), 200))
-    const { ids: walked } = await walk(app, path, 6, write)
+    const { ids: before } = await walk(app, path, 1000)
+    // Oldest first, most of the rows written land ahead of the cursor (they are
+    // newer): written on every page, the list would grow faster than the walk.
+    const { ids: walked } = await walk(app, path, 6, (page, n) =>
+      n < 12 ? write(page) : Promise.resolve(),
+    )
     assert.equal(new Set(walked).size, walked.length, `${path}: a row came twice`)
     const seen = new Set(walked)
     const skipped = before.filter((id) => !seen.has(id))
     assert.deepEqual(skipped, [], `${path}: rows skipped`)
+    // And in order: what the walk saw is the list as it stands now, less rows
+    // written behind the cursor.
+    const { ids: now } = await walk(app, path, 1000)
+    assert.deepEqual(
+      now.filter((id) => seen.has(id)),
+      walked,
+      `${path}: the walk is out of order`,
+    )
   }
   assert.ok(made > 20)
 })
@@ -257,6 +303,35 @@ test('a malformed, altered or foreign cursor is a 400 naming cursor', async (t) 
   await refused(`/api/v1/transactions/search?cursor=${q(cursor)}`, 'search')
   await refused(`/api/v1/transactions?cursor=${q(searchCursor)}`, 'search cursor on a list')
   await refused(`/api/v1/transactions/search?q=rent&cursor=${q(searchCursor)}`, 'other query')
+  // A cursor of one order given with the other: it would page backwards from its row.
+  const ascCursor: string = (
+    await expectStatus(app, 'GET', '/api/v1/transactions?order=asc&limit=3', 200)
+  ).next_cursor
+  const ascSearchCursor: string = (
+    await expectStatus(app, 'GET', '/api/v1/transactions/search?q=coffee&order=asc&limit=3', 200)
+  ).next_cursor
+  await refused(`/api/v1/transactions?order=asc&cursor=${q(cursor)}`, 'desc cursor, asc')
+  await refused(`/api/v1/transactions?cursor=${q(ascCursor)}`, 'asc cursor, default order')
+  await refused(`/api/v1/transactions?order=desc&cursor=${q(ascCursor)}`, 'asc cursor, desc')
+  await refused(
+    `/api/v1/transactions/search?q=coffee&order=asc&cursor=${q(searchCursor)}`,
+    'desc search cursor, asc',
+  )
+  await refused(
+    `/api/v1/transactions/search?q=coffee&cursor=${q(ascSearchCursor)}`,
+    'asc search cursor, desc',
+  )
+  await refused(
+    `/api/v1/accounts/csv:checking/transactions?order=asc&cursor=${q(ascCursor)}`,
+    'asc cursor of another list',
+  )
+  const flipped = await expectProblem(
+    app,
+    'GET',
+    `/api/v1/transactions?order=asc&cursor=${q(cursor)}`,
+    400,
+  )
+  assert.match(flipped.detail, /order=desc/, 'the refusal says which order the cursor is of')
   // With a non-zero offset.
   await refused(`/api/v1/transactions?offset=3&cursor=${q(cursor)}`, 'with offset')
   await refused(`/api/v1/transactions/search?q=coffee&offset=1&cursor=${q(searchCursor)}`, 'offset')
@@ -271,6 +346,14 @@ test('a malformed, altered or foreign cursor is a 400 naming cursor', async (t) 
   )
   const all = ids(await expectStatus(app, 'GET', '/api/v1/transactions?limit=5', 200))
   assert.deepEqual(ids(again), all.slice(3, 5))
+  const ascAgain = await expectStatus(
+    app,
+    'GET',
+    `/api/v1/transactions?order=asc&limit=2&cursor=${q(ascCursor)}`,
+    200,
+  )
+  const ascAll = ids(await expectStatus(app, 'GET', '/api/v1/transactions?order=asc&limit=5', 200))
+  assert.deepEqual(ids(ascAgain), ascAll.slice(3, 5))
 })
 
 test('limit=0 answers the total and no cursor; the last page answers null', async (t) => {
@@ -339,6 +422,50 @@ test('the MCP list tools take the cursor and answer next_cursor as REST does', a
     wrong.errors?.map((e) => e.field),
     ['cursor'],
   )
+  // Oldest first through the tools: the same pages as REST, cursors of their own order.
+  const oldest = await toolOk(client, 'list_transactions', { order: 'asc', limit: 4 })
+  assert.deepEqual(
+    oldest,
+    await expectStatus(app, 'GET', '/api/v1/transactions?order=asc&limit=4', 200),
+  )
+  const oldestNext = await toolOk(client, 'list_transactions', {
+    order: 'asc',
+    limit: 4,
+    cursor: oldest.next_cursor,
+  })
+  assert.deepEqual(
+    oldestNext,
+    await expectStatus(
+      app,
+      'GET',
+      `/api/v1/transactions?order=asc&limit=4&cursor=${encodeURIComponent(oldest.next_cursor)}`,
+      200,
+    ),
+  )
+  const ascWalked: string[] = []
+  let ascCursor: string | null = null
+  do {
+    const page: Json = await toolOk(client, 'search_transactions', {
+      q: 'coffee',
+      order: 'asc',
+      limit: 3,
+      ...(ascCursor === null ? {} : { cursor: ascCursor }),
+    })
+    ascWalked.push(...ids(page))
+    ascCursor = page.next_cursor
+  } while (ascCursor !== null)
+  assert.deepEqual(ascWalked, [...all].reverse())
+  const otherOrder = await toolFails(client, 'list_transactions', {
+    cursor: oldest.next_cursor,
+  })
+  assert.equal(otherOrder.status, 400)
+  assert.deepEqual(
+    otherOrder.errors?.map((e) => e.field),
+    ['cursor'],
+  )
+  const notAnOrder = await toolFails(client, 'list_transactions', { order: 'newest' })
+  assert.equal(notAnOrder.status, 400)
+
   const both = await toolFails(client, 'list_transactions', {
     label_key: 'category',
     cursor: rest.next_cursor,

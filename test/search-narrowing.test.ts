@@ -1,7 +1,8 @@
 // Property test of CONTRACT 7 "the matcher decides": random queries over a
 // random ledger (with edits, deletes and re-syncs so the search indexes must
 // follow every write) return exactly what the matcher returns over every row,
-// through the narrowed search service and through matchingTransactions.
+// through the narrowed search service and through matchingTransactions, newest
+// first and oldest first (order=asc: exactly the reverse).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
@@ -27,15 +28,26 @@ import { searchWith, type SearchPlan } from '../src/search/service.js'
 import { searchTuning } from '../src/search/stream.js'
 import { loadSubjects } from '../src/search/subjects.js'
 import { indexAllQueuedDocuments } from '../src/search/indexer.js'
+import type { SortOrder } from '../src/page.js'
 import { ENGINE, startTestApp } from './helpers/app.js'
 import { seededRandom } from './helpers/seeded.js'
 
-/** Every match of `q`, newest first, walked page by page with next_cursor. */
-async function walkByCursor(ctx: ServiceContext, q: string, limit: number): Promise<string[]> {
+/** Every match of `q`, in `order`, walked page by page with next_cursor. */
+async function walkByCursor(
+  ctx: ServiceContext,
+  q: string,
+  limit: number,
+  order: SortOrder = 'desc',
+): Promise<string[]> {
   const ids: string[] = []
   let cursor: string | undefined
   for (let pages = 0; pages < 1000; pages++) {
-    const page = await searchTransactions(ctx, { q, limit, ...(cursor ? { cursor } : {}) })
+    const page = await searchTransactions(ctx, {
+      q,
+      limit,
+      order,
+      ...(cursor ? { cursor } : {}),
+    })
     ids.push(...page.transactions.map((tx) => tx.id))
     if (page.next_cursor === null) return ids
     cursor = page.next_cursor
@@ -390,6 +402,25 @@ test('narrowed search returns exactly what the matcher returns over every row', 
     }
     assert.deepEqual(streamed, expected, `stream: ${q}`)
     if (i % 4 === 0) assert.deepEqual(await walkByCursor(ctx, q, 9), expected, `cursor: ${q}`)
+    // Oldest first: the same matches and count, exactly reversed.
+    const reversed = [...expected].reverse()
+    const oldest = await search({ q, limit: 1000, order: 'asc' })
+    assert.deepEqual(
+      oldest.transactions.map((tx) => tx.id),
+      reversed,
+      `search asc: ${q}`,
+    )
+    assert.equal(oldest.total, expected.length, `total asc: ${q}`)
+    assert.equal(oldest.total_is_lower_bound, false)
+    if (i % 4 === 1) {
+      assert.deepEqual(await walkByCursor(ctx, q, 9, 'asc'), reversed, `cursor asc: ${q}`)
+    }
+    if (i % 4 === 2) {
+      const streamedAsc: string[] = []
+      const pages = matchingTransactions(ctx.db.kysely, query, { pageSize: 7, order: 'asc' })
+      for await (const page of pages) streamedAsc.push(...page.map((tx) => tx.id))
+      assert.deepEqual(streamedAsc, reversed, `stream asc: ${q}`)
+    }
   }
   // Once more with the plan switches at their other side.
   searchTuning.largeCandidateSet = 3
@@ -415,8 +446,19 @@ test('narrowed search returns exactly what the matcher returns over every row', 
       `page: ${q}`,
     )
     assert.equal(page.total, expected.length)
+    const reversed = [...expected].reverse()
+    const ascPage = await search({ q, limit: 5, offset: 3, order: 'asc' })
+    assert.deepEqual(
+      ascPage.transactions.map((tx) => tx.id),
+      reversed.slice(3, 8),
+      `page asc (tuned): ${q}`,
+    )
+    assert.equal(ascPage.total, expected.length)
     if (i % 3 === 0) {
       assert.deepEqual(await walkByCursor(ctx, q, 7), expected, `cursor (tuned): ${q}`)
+    }
+    if (i % 3 === 1) {
+      assert.deepEqual(await walkByCursor(ctx, q, 7, 'asc'), reversed, `cursor asc (tuned): ${q}`)
     }
   }
   // The generator must produce selective queries, or the test proves little.
@@ -460,6 +502,14 @@ test('narrowed search returns exactly what the matcher returns over every row', 
       `search (queued documents): ${q}`,
     )
     assert.equal(found.total, expected.length, `total (queued documents): ${q}`)
+    if (i % 2 === 0) {
+      const oldest = await search({ q, limit: 1000, order: 'asc' })
+      assert.deepEqual(
+        oldest.transactions.map((tx) => tx.id),
+        [...expected].reverse(),
+        `search asc (queued documents): ${q}`,
+      )
+    }
   }
   assert.ok(plans.sql - sqlBefore > 50, 'queued documents kept searches out of SQL')
 })
@@ -510,6 +560,27 @@ test('a count the database cannot decide stops at its budget and says so', async
   const next = await budgeted({ q: 'crème', limit: 5, cursor: bounded.next_cursor }, 1)
   assert.equal(next.transactions.length, 5)
   assert.equal(next.total_is_lower_bound, true)
+  // Oldest first alike: a whole page from the other end, the count a lower bound.
+  const allAsc = await budgeted({ q: 'crème', limit: rows, order: 'asc' }, rows)
+  assert.deepEqual([allAsc.total, allAsc.total_is_lower_bound], [rows / 2, false])
+  const boundedAsc = await budgeted({ q: 'crème', limit: 5, order: 'asc' }, 1)
+  assert.equal(boundedAsc.total_is_lower_bound, true)
+  assert.ok(boundedAsc.total >= 6 && boundedAsc.total < rows / 2, `lower bound ${boundedAsc.total}`)
+  const ascIds = allAsc.transactions.map((tx) => tx.id)
+  assert.deepEqual(
+    boundedAsc.transactions.map((tx) => tx.id),
+    ascIds.slice(0, 5),
+  )
+  const nextAsc = await budgeted(
+    { q: 'crème', limit: 5, order: 'asc', cursor: boundedAsc.next_cursor! },
+    1,
+  )
+  assert.deepEqual(
+    nextAsc.transactions.map((tx) => tx.id),
+    ascIds.slice(5, 10),
+  )
+  const allDesc = await budgeted({ q: 'crème', limit: rows }, rows)
+  assert.deepEqual(ascIds, allDesc.transactions.map((tx) => tx.id).reverse())
   assert.equal(plans.sql, 0)
   // An ASCII needle is decided in SQL: exact whatever the budget.
   const sqlDecided = await budgeted({ q: 'tea', limit: 5 }, 1)

@@ -91,6 +91,9 @@ test('a search answered by a worker equals the in-process answer', async (t) => 
     { q: 'NOT (groceries AND amount:-100..-3)', since: '2024-03-01' },
     { q: 'amount:>>1' }, // does not parse: 400
     { q: 'coffee', cursor: 'not-a-cursor' }, // 400 from inside the search
+    { q: 'coffee', order: 'asc' },
+    { q: 'category:food OR date:2024-02', limit: 2, offset: 1, order: 'asc' },
+    { q: 'label:category~oo', order: 'asc' }, // decided by the matcher
   ]
   for (const input of inputs) {
     assert.deepEqual(
@@ -99,17 +102,38 @@ test('a search answered by a worker equals the in-process answer', async (t) => 
       JSON.stringify(input),
     )
   }
-  // Paging by cursor through the pool walks the same pages as in-process.
-  let cursor: string | undefined
-  let pages = 0
-  do {
-    const input: SearchInput = { q: '-coffee', limit: 3, ...(cursor ? { cursor } : {}) }
-    const pooled = await app.searches.run(input)
-    assert.deepEqual(pooled, await searchTransactions(app.ctx, input))
-    cursor = pooled.next_cursor ?? undefined
-    pages++
-  } while (cursor)
-  assert.equal(pages, 3)
+  // Paging by cursor through the pool walks the same pages as in-process, in
+  // both orders (oldest first is the reverse).
+  const walked: Record<'desc' | 'asc', string[]> = { desc: [], asc: [] }
+  for (const order of ['desc', 'asc'] as const) {
+    let cursor: string | undefined
+    let pages = 0
+    do {
+      const input: SearchInput = { q: '-coffee', limit: 3, order, ...(cursor ? { cursor } : {}) }
+      const pooled = await app.searches.run(input)
+      assert.deepEqual(pooled, await searchTransactions(app.ctx, input))
+      walked[order].push(...pooled.transactions.map((tx) => tx.id))
+      if (pages === 0) {
+        // A cursor of the other order is the same 400 from a worker.
+        const other = {
+          q: '-coffee',
+          order: order === 'asc' ? 'desc' : 'asc',
+          cursor: pooled.next_cursor!,
+        } as const
+        const refused = await settle(app.searches.run(other))
+        assert.deepEqual(refused, await settle(searchTransactions(app.ctx, other)))
+        assert.equal(
+          (refused as { problem?: { status: number } }).problem?.status,
+          400,
+          JSON.stringify(refused),
+        )
+      }
+      cursor = pooled.next_cursor ?? undefined
+      pages++
+    } while (cursor)
+    assert.equal(pages, 3)
+  }
+  assert.deepEqual(walked.asc, [...walked.desc].reverse())
   // Over HTTP a bad query is the same 400 problem as ever.
   const bad = await app.request('GET', '/api/v1/transactions/search?q=amount%3A%3E%3E1')
   assert.equal(bad.status, 400)

@@ -1,8 +1,9 @@
 // The filters of GET /transactions (SPEC 4.2) as SQL: one `where` per filter,
-// newest first by (date, id) so that pages never overlap.
+// ordered by (date, id), newest first or oldest first, so that pages never overlap.
 import type { SelectQueryBuilder } from 'kysely'
 import type { Database, DbExecutor } from '../db/schema.js'
 import { Invalid } from '../errors.js'
+import type { KeysetKey, SortOrder } from '../page.js'
 import { parseInstant } from './time.js'
 
 export interface TransactionFilter {
@@ -71,16 +72,33 @@ export function filteredTransactions(db: DbExecutor, filter: TransactionFilter) 
   return query
 }
 
-/** The rows after `last` in newest-first order (date, id descending): the next keyset page. */
-export function olderThan<O>(
+/**
+ * The rows after `last` in `order` (desc: older rows, asc: newer ones): the next
+ * keyset page. Written so that the (date, id) index serves it as a range, walked
+ * backwards or forwards: the same cost in either order.
+ */
+export function afterKey<O>(
   query: SelectQueryBuilder<Database, 'transactions', O>,
-  last: { date: string; id: string },
+  last: KeysetKey,
+  order: SortOrder,
 ): SelectQueryBuilder<Database, 'transactions', O> {
   const { date, id } = last
-  // Written so that the (date, id) index serves it as a range.
+  if (order === 'asc') {
+    return query
+      .where('date', '>=', date)
+      .where((eb) => eb.or([eb('date', '>', date), eb('id', '>', id)]))
+  }
   return query
     .where('date', '<=', date)
     .where((eb) => eb.or([eb('date', '<', date), eb('id', '<', id)]))
+}
+
+/** Sorted by (date, id) in `order`: a total order, so pages never overlap. */
+export function inKeysetOrder<O>(
+  query: SelectQueryBuilder<Database, 'transactions', O>,
+  order: SortOrder,
+): SelectQueryBuilder<Database, 'transactions', O> {
+  return query.orderBy('date', order).orderBy('id', order)
 }
 
 /** What a keyset cursor of a transaction list is bound to: the list and its filters. */

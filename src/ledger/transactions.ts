@@ -15,8 +15,9 @@ import type { TransactionRow } from './tables.js'
 import { deleteTransactionsInUnit } from './transaction-delete.js'
 import { insertTransactionsInUnit } from './transaction-insert.js'
 import {
+  afterKey,
   filteredTransactions,
-  olderThan,
+  inKeysetOrder,
   transactionListScope,
   type TransactionFilter,
 } from './transaction-query.js'
@@ -33,18 +34,18 @@ export interface TransactionList {
   next_cursor: string | null
 }
 
-/** One page of a transaction list, newest first, by cursor or offset (`total` apart). */
+/**
+ * One page of a transaction list in the page's order (newest or oldest first),
+ * by cursor or offset (`total` apart).
+ */
 export async function transactionPage(
   db: DbExecutor,
   filter: TransactionFilter,
   page: KeysetPage,
 ): Promise<{ rows: TransactionRow[]; next_cursor: string | null }> {
   let query = filteredTransactions(db, filter)
-  if (page.after) query = olderThan(query, page.after)
-  const rows = await query
-    .selectAll()
-    .orderBy('date', 'desc')
-    .orderBy('id', 'desc')
+  if (page.after) query = afterKey(query, page.after, page.order)
+  const rows = await inKeysetOrder(query.selectAll(), page.order)
     .limit(page.limit + 1)
     .offset(page.offset)
     .execute()

@@ -152,13 +152,13 @@ export const TOOLS: readonly Tool[] = [
   ),
   tool(
     'list_transactions',
-    'List transactions newest first, filtered by label (label_key, label_value) and date range (since, until: YYYY-MM-DD, RFC 3339 or unix seconds, inclusive), paged with limit and cursor (pass the next_cursor of the previous page; null means the last page) or offset. Returns {transactions, total, limit, offset, next_cursor}. Same as GET /api/v1/transactions.',
+    'List transactions newest first (order: "desc", the default) or oldest first (order: "asc"), filtered by label (label_key, label_value) and date range (since, until: YYYY-MM-DD, RFC 3339 or unix seconds, inclusive), paged with limit and cursor (pass the next_cursor of the previous page; null means the last page) or offset. Returns {transactions, total, limit, offset, next_cursor}. Same as GET /api/v1/transactions.',
     query(TransactionListQuery),
     ({ ctx }, input) => listTransactions(ctx, input),
   ),
   tool(
     'search_transactions',
-    'Search transactions with the query language of docs/search.md (q: free text, field:value filters such as amount:<-100, date:2024-02, label:category=food, ext:tax.deductible=true, AND/OR/NOT, parentheses), plus since, until, label_key, label_value, limit, and cursor (the next_cursor of the previous page; null means the last page) or offset. Returns {query, total, total_is_lower_bound, transactions, next_cursor}, newest first (total_is_lower_bound: true when counting stopped at its budget and total is only a lower bound). Same as GET /api/v1/transactions/search.',
+    'Search transactions with the query language of docs/search.md (q: free text, field:value filters such as amount:<-100, date:2024-02, label:category=food, ext:tax.deductible=true, AND/OR/NOT, parentheses), plus since, until, label_key, label_value, limit, and cursor (the next_cursor of the previous page; null means the last page) or offset. Returns {query, total, total_is_lower_bound, transactions, next_cursor}, newest first, or oldest first with order: "asc" (total_is_lower_bound: true when counting stopped at its budget and total is only a lower bound). Same as GET /api/v1/transactions/search.',
     query(TransactionSearchQuery),
     ({ searches }, input) => searches.run(input),
   ),

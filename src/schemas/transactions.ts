@@ -48,6 +48,12 @@ export const TransactionListQuery = Type.Object({
       description: 'Inclusive: YYYY-MM-DD (the whole day), RFC 3339 or unix seconds.',
     }),
   ),
+  order: Type.Optional(
+    Type.Union([Type.Literal('desc'), Type.Literal('asc')], {
+      description:
+        'desc (default): newest first, by date then id; asc: oldest first. A cursor continues only the order it came from.',
+    }),
+  ),
   ...PageQuery,
   ...CursorQuery,
 })
@@ -192,13 +198,14 @@ const relationships = ['relationships']
 export const TransactionRoutes = {
   list: {
     tags: transactions,
-    summary: 'List transactions, newest first',
+    summary: 'List transactions, newest first (or oldest first with order=asc)',
     querystring: TransactionListQuery,
     response: { 200: TransactionList, ...ErrorResponses },
   },
   search: {
     tags: transactions,
-    summary: 'Search transactions with the query language (docs/search.md), newest first',
+    summary:
+      'Search transactions with the query language (docs/search.md), newest first (or oldest first with order=asc)',
     querystring: TransactionSearchQuery,
     response: { 200: SearchResult, ...ErrorResponses },
   },

@@ -8,7 +8,8 @@ import type { TransactionJson } from '../ledger/json.js'
 import { toTransactionsJson } from '../ledger/snapshots.js'
 import type { TransactionRow } from '../ledger/tables.js'
 import {
-  olderThan,
+  afterKey,
+  inKeysetOrder,
   transactionListScope,
   type TransactionFilter,
 } from '../ledger/transaction-query.js'
@@ -92,7 +93,7 @@ export async function searchWith(deps: SearchDeps, input: SearchInput): Promise<
   const { limit, offset } = page
   // A long scan lets other requests run between its pages (SQLite reads are
   // synchronous) and stops when the service closes (503, docs/architecture.md).
-  const stream = { pause: yieldToEventLoop, signal: deps.closing }
+  const stream = { pause: yieldToEventLoop, signal: deps.closing, order: page.order }
   const db = deps.db
   const textContext = await loadTextContext(db, query)
   const narrowing = narrowingFor(db, query, { text: textContext })
@@ -107,11 +108,8 @@ export async function searchWith(deps: SearchDeps, input: SearchInput): Promise<
         ? narrowingFor(db, query, { dateOrder: true, text: textContext })
         : narrowing
     let candidates = candidateQuery(db, paging, filter)
-    if (page.after) candidates = olderThan(candidates, page.after)
-    const fetched = await candidates
-      .selectAll('transactions')
-      .orderBy('date', 'desc')
-      .orderBy('id', 'desc')
+    if (page.after) candidates = afterKey(candidates, page.after, page.order)
+    const fetched = await inKeysetOrder(candidates.selectAll('transactions'), page.order)
       .limit(limit + 1)
       .offset(offset)
       .execute()

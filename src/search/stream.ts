@@ -1,6 +1,7 @@
-// Candidates stream from the database newest first, in keyset pages (date, id
-// descending; index transactions_date), narrowed by the compiled pre-filter; the
-// matcher decides each one. Memory holds one page, never the ledger.
+// Candidates stream from the database in keyset pages by (date, id), newest
+// first or oldest first (index transactions_date, walked either way), narrowed
+// by the compiled pre-filter; the matcher decides each one. Memory holds one
+// page, never the ledger.
 import { sql, type SqlBool } from 'kysely'
 import { chunksOf } from '../db/bulk.js'
 import { needsPlannerHints } from '../db/dialect.js'
@@ -10,10 +11,12 @@ import { toTransactionsJson } from '../ledger/snapshots.js'
 import type { TransactionRow } from '../ledger/tables.js'
 import { throwIfClosing } from '../signals.js'
 import {
+  afterKey,
   filteredTransactions,
-  olderThan,
+  inKeysetOrder,
   type TransactionFilter,
 } from '../ledger/transaction-query.js'
+import { DEFAULT_ORDER, type KeysetKey, type SortOrder } from '../page.js'
 import type { QueryNode } from './ast.js'
 import { matches } from './match.js'
 import { Narrower, type NarrowOptions, type Narrowing } from './narrow.js'
@@ -51,14 +54,11 @@ export async function countCandidates(
   return Number(row.n)
 }
 
-/** The filtered, narrowed candidates, newest first (callers add select, paging). */
+/** The filtered, narrowed candidates (callers add select, order, paging). */
 export function candidateQuery(db: DbExecutor, narrowing: Narrowing, filter: TransactionFilter) {
   const query = filteredTransactions(db, filter)
   return narrowing.where ? query.where(narrowing.where) : query
 }
-
-// The keyset step lives with the list filters (ledger/), which page by it too.
-export { olderThan }
 
 /**
  * A bounded candidate set, to be read whole and sorted. On SQLite the set is
@@ -77,8 +77,10 @@ function boundedCandidates(db: DbExecutor, narrowing: Narrowing, filter: Transac
 export interface StreamOptions {
   /** Candidates matched per step; a yielded page may be shorter, never empty. */
   pageSize?: number | undefined
-  /** A keyset cursor's row: the stream begins just after it. */
-  after?: { date: string; id: string } | undefined
+  /** Newest first (desc, the default) or oldest first (asc). */
+  order?: SortOrder | undefined
+  /** A keyset cursor's row: the stream begins just after it, in `order`. */
+  after?: KeysetKey | undefined
   /**
    * Awaited after each page of candidates, matched or not: a long scan that
    * yields to the event loop passes one (SQLite reads are synchronous).
@@ -124,6 +126,7 @@ export async function* matchingRows(
   filter: TransactionFilter,
   {
     pageSize = DEFAULT_PAGE_SIZE,
+    order = DEFAULT_ORDER,
     after,
     pause,
     signal,
@@ -148,16 +151,13 @@ export async function* matchingRows(
   }
   const needs = subjectNeeds(query)
   let looked = 0
-  let last: { date: string; id: string } | undefined = after
+  let last: KeysetKey | undefined = after
   for (;;) {
     let page = bounded
       ? boundedCandidates(db, narrowing, filter)
       : candidateQuery(db, narrowing, filter)
-    if (last) page = olderThan(page, last)
-    const rows = await page
-      .selectAll('transactions')
-      .orderBy('date', 'desc')
-      .orderBy('id', 'desc')
+    if (last) page = afterKey(page, last, order)
+    const rows = await inKeysetOrder(page.selectAll('transactions'), order)
       .limit(fetchSize)
       .execute()
     const final = rows.length < fetchSize
@@ -181,7 +181,7 @@ export async function* matchingRows(
   }
 }
 
-/** Streams every matching transaction, newest first, in pages (pre-filter + matcher). */
+/** Streams every matching transaction, newest first unless `order` says otherwise, in pages (pre-filter + matcher). */
 export function matchingTransactions(
   db: DbExecutor,
   query: QueryNode,

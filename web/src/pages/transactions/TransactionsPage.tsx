@@ -16,10 +16,14 @@ import {
   filtersFrom,
   hasFilters,
   NO_FILTERS,
+  orderFrom,
   searchText,
   urlFor,
+  withOrder,
   type ListFilters,
+  type ListOrder,
 } from './query-url.js'
+import { SortOrder } from './SortOrder.js'
 import './transactions.css'
 
 const PAGE_SIZE = 50
@@ -28,11 +32,13 @@ type Page = Result<'GET /transactions/search'>
 
 async function loadPage(
   filters: ListFilters,
+  order: ListOrder,
   cursor: string | null,
   signal: AbortSignal,
 ): Promise<Page> {
   const query = {
     limit: PAGE_SIZE,
+    order,
     ...(cursor ? { cursor } : {}),
     since: filters.since,
     until: filters.until,
@@ -201,15 +207,18 @@ function Filters({
 export function TransactionsPage() {
   const location = useLocation()
   const filters = filtersFrom(location.query)
+  const order = orderFrom(location.query)
   const [draft, setDraft] = useState(filters.q)
   const [pager, setPager] = useState<PagerState>(FIRST_PAGE)
-  const key = JSON.stringify(filters)
+  // A cursor continues only its own order: a new order starts at the first page.
+  const key = JSON.stringify([filters, order])
 
   useEffect(() => void loadAccounts().catch(() => undefined), [])
   useEffect(() => setDraft(filters.q), [filters.q])
   useEffect(() => setPager(FIRST_PAGE), [key])
 
-  const apply = (next: ListFilters) => location.route(urlFor(next), true)
+  const apply = (next: ListFilters) => location.route(withOrder(urlFor(next), order), true)
+  const sortBy = (next: ListOrder) => location.route(withOrder(urlFor(filters), next), true)
   // Search as the person types, a moment after they pause.
   useEffect(() => {
     if (draft === filters.q) return
@@ -217,7 +226,12 @@ export function TransactionsPage() {
     return () => clearTimeout(timer)
   }, [draft])
 
-  const page = useApi((signal) => loadPage(filters, pager.cursor, signal), [key, pager.cursor])
+  // The pager state travels with the page it loaded, so the counts shown always
+  // describe the rows shown, also while the next page is on its way.
+  const page = useApi(
+    (signal) => loadPage(filters, order, pager.cursor, signal).then((p) => ({ ...p, pager })),
+    [key, pager.cursor],
+  )
   const queryError =
     page.error?.status === 400 && filters.q && !(page.error instanceof ExtensionFilterError)
       ? page.error
@@ -252,15 +266,18 @@ export function TransactionsPage() {
       ) : null}
       {page.data ? (
         <div class={page.loading ? 'loading-fade' : undefined} aria-busy={page.loading}>
-          <Pager
-            state={pager}
-            onChange={setPager}
-            next={page.data.next_cursor}
-            shown={page.data.transactions.length}
-            limit={PAGE_SIZE}
-            total={page.data.total}
-            totalIsLowerBound={page.data.total_is_lower_bound}
-          />
+          <div class="list-head">
+            <SortOrder order={order} onChange={sortBy} />
+            <Pager
+              state={page.data.pager}
+              onChange={setPager}
+              next={page.data.next_cursor}
+              shown={page.data.transactions.length}
+              limit={PAGE_SIZE}
+              total={page.data.total}
+              totalIsLowerBound={page.data.total_is_lower_bound}
+            />
+          </div>
           {page.data.transactions.length === 0 ? (
             <p class="empty">No transactions match.</p>
           ) : (

@@ -74,3 +74,15 @@ export function searchText(filters: ListFilters): string {
   if (term === '') return filters.q
   return text === '' ? term : `(${filters.q}) ${term}`
 }
+
+/** The list's order: newest first unless ?order=asc, so the default address stays bare. */
+export type ListOrder = 'desc' | 'asc'
+
+export function orderFrom(query: Record<string, string>): ListOrder {
+  return query.order === 'asc' ? 'asc' : 'desc'
+}
+
+/** `url` (of urlFor) with the order, when it is not the default. */
+export function withOrder(url: string, order: ListOrder): string {
+  return order === 'desc' ? url : `${url}${url.includes('?') ? '&' : '?'}order=asc`
+}
