@@ -2,6 +2,8 @@
 // extension text to a JSON object (keeping each value's JSON type, and refusing
 // a number JSON cannot carry exactly), and the body POST/PUT /rules take.
 
+import { checkExtensionsText, numberNotes } from '../../components/extensions-json.js'
+
 export interface LabelRow {
   key: string
   value: string
@@ -31,61 +33,21 @@ export function labelsOf(rows: readonly LabelRow[]): Parsed<Record<string, strin
   return { ok: true, value: labels }
 }
 
-// A JSON number token outside a string.
-const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y
-
-/** Number literals of a JSON text that a double would change (more than 15 significant digits). */
-function inexactNumbers(text: string): string[] {
-  const found: string[] = []
-  let inString = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]
-    if (inString) {
-      if (c === '\\') i++
-      else if (c === '"') inString = false
-      continue
-    }
-    if (c === '"') {
-      inString = true
-      continue
-    }
-    if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) {
-      NUMBER.lastIndex = i
-      const match = NUMBER.exec(text)
-      if (!match) continue
-      const token = match[0]
-      const mantissa = token.replace(/^-/, '').replace(/[eE].*$/, '')
-      const significant = mantissa.replace('.', '').replace(/^0+/, '').replace(/0+$/, '')
-      if (significant.length > 15 || !Number.isFinite(Number(token))) found.push(token)
-      i += token.length - 1
-    }
-  }
-  return found
-}
-
 /** The extensions text as an object; blank text is `{}`. */
 export function extensionsOf(text: string): Parsed<Record<string, unknown>> {
   if (text.trim() === '') return { ok: true, value: {} }
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch (error) {
+  const checked = checkExtensionsText(text)
+  if (!checked.ok) return { ok: false, error: checked.message }
+  // The rule's body is built from the parsed object, so a number a double cannot
+  // hold would be rounded on the way: refuse it rather than send another value.
+  const unkept = numberNotes(text).find((note) => note.storedAs === null)
+  if (unkept) {
     return {
       ok: false,
-      error: `Extensions are not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+      error: `${unkept.literal} has more digits than a JSON number keeps exactly; write it as a string ("${unkept.literal}").`,
     }
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return { ok: false, error: 'Extensions must be a JSON object: {"tax.deductible": true}.' }
-  }
-  const inexact = inexactNumbers(text)
-  if (inexact.length > 0) {
-    return {
-      ok: false,
-      error: `${inexact[0]} has more digits than a JSON number keeps exactly; write it as a string ("${inexact[0]}").`,
-    }
-  }
-  return { ok: true, value: value as Record<string, unknown> }
+  return { ok: true, value: checked.value }
 }
 
 /** The extensions of a saved rule, as the editor shows them. */

@@ -9,7 +9,11 @@ import type { Transaction } from '../../components/TransactionTable.js'
 import { toApiError } from '../../components/useApi.js'
 import { notify } from '../../stores/notices.js'
 import { canWrite } from '../../stores/session.js'
-import { checkExtensionsText, extensionsBody, numberNotes } from './extensions-json.js'
+import {
+  checkExtensionsText,
+  extensionsBody,
+  numberNotes,
+} from '../../components/extensions-json.js'
 
 const textOf = (extensions: Transaction['extensions']) =>
   Object.keys(extensions).length === 0 ? '{}' : JSON.stringify(extensions, null, 2)

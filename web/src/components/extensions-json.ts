@@ -10,7 +10,7 @@ export function checkExtensionsText(
   try {
     value = JSON.parse(text)
   } catch (error) {
-    return { ok: false, message: `Not valid JSON: ${(error as Error).message}` }
+    return { ok: false, message: `Extensions are not valid JSON: ${(error as Error).message}` }
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return {
