@@ -55,7 +55,7 @@ function TestResult({ outcome }: { outcome: TestOutcome }) {
     <p class={d.delivered ? 'test-result ok' : 'test-result bad'} role="status">
       <strong>{d.delivered ? 'Test delivered' : 'Test not delivered'}</strong>: {answer} in{' '}
       {d.duration_ms.toLocaleString()} ms
-      {d.error ? <span class="test-error">; {d.error}</span> : null}
+      {d.error && d.error !== answer ? <span class="test-error">; {d.error}</span> : null}
     </p>
   )
 }
