@@ -10,14 +10,16 @@
 //     cache), beside same-run baselines: the list's API request alone from Node
 //     (GET /api/v1/transactions?limit=50, what the page asks for), and, inside
 //     the same loads, DOMContentLoaded (the bundle parsed and run) and the
-//     browser's own timing of each API request the page makes. Reported, not
-//     asserted.
+//     browser's own timing of each API request the page makes; and loads with
+//     the filter vocabularies (GET /labels, /extensions: aggregates over every
+//     row, which the single-threaded service answers before the list when they
+//     arrive first) held until the first row is in. Reported, not asserted.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
-import { chromium } from 'playwright-core'
+import { chromium, type Browser } from 'playwright-core'
 import { indexAllQueuedDocuments } from '../src/search/indexer.js'
 import { generateLedger } from './lib/generate-ledger.js'
 import { freshSqlite, openAnotherContext, perSecond, timed } from './support.js'
@@ -154,11 +156,29 @@ interface Load {
   requests: Array<{ path: string; ms: number }>
 }
 
-async function loadOnce(url: string, browser: import('playwright-core').Browser): Promise<Load> {
+/** The filter vocabularies the list page loads beside its rows (aggregates over every row). */
+const VOCABULARIES = /\/api\/v1\/(labels|extensions)$/
+
+async function loadOnce(
+  url: string,
+  browser: Browser,
+  /** Intercept GET /labels and /extensions: let them through, or hold them until the first row. */
+  vocabularies: 'free' | 'pass' | 'hold' = 'free',
+): Promise<Load> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } })
   try {
     await context.addInitScript({ content: FIRST_ROW_PROBE })
     const page = await context.newPage()
+    if (vocabularies !== 'free') {
+      // Interception has a cost of its own, so the held loads are compared with
+      // loads intercepted the same way and let through at once.
+      const firstRow = page.locator('main table tbody tr').first()
+      await context.route(VOCABULARIES, async (route) => {
+        if (vocabularies === 'hold')
+          await firstRow.waitFor({ state: 'attached', timeout: 120_000 }).catch(() => undefined)
+        await route.continue()
+      })
+    }
     await page.goto(`${url}/transactions`, { waitUntil: 'commit' })
     // The page's CSP forbids string evaluation in it, so wait by locator; the
     // time itself is the probe's, taken in the page when the row appeared.
@@ -209,9 +229,13 @@ async function benchFirstList(): Promise<void> {
       await loadOnce(server.url, browser) // warm: the page cache, the JIT, the browser
       await apiAlone()
       const loads: Load[] = []
+      const passed: Load[] = []
+      const held: Load[] = []
       const api: number[] = []
       for (let i = 0; i < LOADS; i++) {
         loads.push(await loadOnce(server.url, browser))
+        passed.push(await loadOnce(server.url, browser, 'pass'))
+        held.push(await loadOnce(server.url, browser, 'hold'))
         api.push(await apiAlone())
       }
 
@@ -221,7 +245,7 @@ async function benchFirstList(): Promise<void> {
       )
       const firstRow = p50(loads.map((l) => l.firstRow))
       const line = (label: string, ms: number, note = '') =>
-        console.log(`  ${label.padEnd(58)} ${ms.toFixed(1).padStart(8)} ms${note}`)
+        console.log(`  ${label.padEnd(64)} ${ms.toFixed(1).padStart(8)} ms${note}`)
       line('navigation → first transaction row in the DOM', firstRow)
       line(
         'navigation → DOMContentLoaded (bundle loaded and run)',
@@ -234,6 +258,15 @@ async function benchFirstList(): Promise<void> {
         )
         line(`  in the page: GET ${path}`, p50(times))
       }
+      line(
+        'intercepted GET /labels, /extensions: let through → first row',
+        p50(passed.map((l) => l.firstRow)),
+      )
+      line(
+        'intercepted GET /labels, /extensions: held → first row',
+        p50(held.map((l) => l.firstRow)),
+        '  (what deferring them gives)',
+      )
       const base = p50(api)
       line('GET /api/v1/transactions?limit=50 alone, from Node', base, '  (baseline, same run)')
       console.log(

@@ -131,6 +131,13 @@ test('webhooks: created with chosen types, tested against a receiver, rotated, d
   await card.getByText('HTTP 500', { exact: true }).first().waitFor()
   await dash.screenshot('webhooks-failing')
   await dash.phone('/webhooks', 'webhooks')
+  await dash.phone('/webhooks', 'webhooks-edit', async (phone) => {
+    await phone.getByRole('button', { name: 'Edit' }).click()
+    await phone
+      .getByRole('dialog', { name: 'Edit webhook' })
+      .getByLabel('account.created')
+      .waitFor()
+  })
 
   // Rotate: confirmed, a new secret shown once; the old one no longer verifies.
   hook.state.status = 200
