@@ -5,6 +5,11 @@ import { useId } from 'preact/hooks'
 import { CopyButton } from './CopyButton.js'
 import { Dialog } from './Dialog.js'
 
+/** "Signing secret" → "signing secret", but "API key" stays. */
+function lowerFirst(text: string): string {
+  return text.replace(/^[A-Z](?![A-Z])/, (c) => c.toLowerCase())
+}
+
 export function ShownOnce({
   title,
   label,
@@ -37,7 +42,7 @@ export function ShownOnce({
             <code aria-labelledby={labelId}>{value}</code>
           </div>
           <div class="actions">
-            <CopyButton value={value} label={`Copy ${label.toLowerCase()}`} />
+            <CopyButton value={value} label={`Copy ${lowerFirst(label)}`} />
             <button type="button" class="primary" onClick={onClose}>
               I have copied it
             </button>
