@@ -265,6 +265,10 @@ test('API keys: minted and shown once, it works, revoked it is refused', async (
   await row.getByText('just now').waitFor()
   await dash.screenshot('keys')
   await dash.phone('/keys', 'keys')
+  const dark = await openDashboard(t, server, { token: TOKEN, colorScheme: 'dark' })
+  await dark.goto('/keys')
+  await dark.page.getByRole('row', { name: /spreadsheet export/ }).waitFor()
+  await dark.screenshot('keys-dark')
 
   // Revoked (after a confirmation): the key is refused from then on.
   await row.getByRole('button', { name: 'Revoke spreadsheet export' }).click()
