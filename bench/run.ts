@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark, each printed beside a baseline measured in
 // the same run. Pass names to run a subset: npm run bench -- ledger-write
 import { benchCsvImport } from './csv-import.js'
+import { benchDashboard } from './dashboard.js'
 import { benchEthereumSync } from './ethereum-sync.js'
 import { benchEventLatency } from './event-latency.js'
 import { benchLedgerWrite } from './ledger-write.js'
@@ -20,6 +21,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   search: benchSearch,
   'search-load': benchSearchLoad,
   list: benchList,
+  dashboard: benchDashboard,
 }
 
 const wanted = process.argv.slice(2)
