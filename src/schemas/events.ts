@@ -3,6 +3,33 @@
 import Type, { type Static } from 'typebox'
 import { ErrorResponses, MAX_PARAM_INTEGER } from './common.js'
 
+/** The catalogue of event types (SPEC 6.2, CONTRACT 6 and 8), for the service and the dashboard. */
+export const EVENT_TYPES = [
+  'transaction.created',
+  'transaction.updated',
+  'transaction.deleted',
+  'account.created',
+  'account.updated',
+  'account.deleted',
+  'label.applied',
+  'label.removed',
+  'extension.set',
+  'extension.removed',
+  'relationship.created',
+  'relationship.removed',
+  'rule.created',
+  'rule.updated',
+  'rule.deleted',
+  'rule.executed',
+  'sync.completed',
+] as const
+
+export type EventType = (typeof EVENT_TYPES)[number]
+
+export const ENTITY_TYPES = ['transaction', 'account', 'rule', 'label', 'sync'] as const
+
+export type EntityType = (typeof ENTITY_TYPES)[number]
+
 export const Event = Type.Object({
   sequence: Type.Integer(),
   event_id: Type.String({ format: 'uuid' }),

@@ -1,6 +1,11 @@
 // The event page's filters live in the address bar (?type=&entity_type=&entity_id=),
 // so a filtered tail can be bookmarked and shared.
 
+import {
+  ENTITY_TYPES as SERVICE_ENTITY_TYPES,
+  EVENT_TYPES as SERVICE_EVENT_TYPES,
+} from '../../../../src/schemas/events.js'
+
 export interface EventFilters {
   type: string
   entity_type: string
@@ -9,29 +14,9 @@ export interface EventFilters {
 
 export const NO_EVENT_FILTERS: EventFilters = { type: '', entity_type: '', entity_id: '' }
 
-/** SPEC 6.2 and CONTRACT 6 (relationships): the types a person picks from. */
-export const EVENT_TYPES: readonly string[] = [
-  'transaction.created',
-  'transaction.updated',
-  'transaction.deleted',
-  'account.created',
-  'account.updated',
-  'account.deleted',
-  'label.applied',
-  'label.removed',
-  'extension.set',
-  'extension.removed',
-  'relationship.created',
-  'relationship.removed',
-  'rule.created',
-  'rule.updated',
-  'rule.deleted',
-  'rule.executed',
-  'sync.completed',
-]
-
-/** SPEC 2.6. */
-export const ENTITY_TYPES: readonly string[] = ['transaction', 'account', 'rule', 'label', 'sync']
+/** The types and entity types a person picks from: the service's own catalogue. */
+export const EVENT_TYPES: readonly string[] = SERVICE_EVENT_TYPES
+export const ENTITY_TYPES: readonly string[] = SERVICE_ENTITY_TYPES
 
 export function eventFiltersFrom(query: Record<string, string>): EventFilters {
   return {

@@ -1,20 +1,23 @@
-// The event types a webhook can subscribe to: SPEC 6.2 and the relationship
-// events of CONTRACT 6, in the service's order (src/events/types.ts, which the
-// dashboard may not import; test/web/admin.test.ts checks the two agree).
-export const EVENT_GROUPS: readonly { group: string; types: readonly string[] }[] = [
-  {
-    group: 'Transactions',
-    types: ['transaction.created', 'transaction.updated', 'transaction.deleted'],
-  },
-  { group: 'Accounts', types: ['account.created', 'account.updated', 'account.deleted'] },
-  {
-    group: 'Labels and extensions',
-    types: ['label.applied', 'label.removed', 'extension.set', 'extension.removed'],
-  },
-  { group: 'Relationships', types: ['relationship.created', 'relationship.removed'] },
-  { group: 'Rules', types: ['rule.created', 'rule.updated', 'rule.deleted', 'rule.executed'] },
-  { group: 'Sync', types: ['sync.completed'] },
+// The event types a webhook can subscribe to, grouped for the checklist: the
+// service's own catalogue (SPEC 6.2 and the relationship events of CONTRACT 6),
+// in its order, grouped by the entity before the dot.
+import { EVENT_TYPES } from '../../../../src/schemas/events.js'
+
+const GROUPS: readonly { group: string; entities: readonly string[] }[] = [
+  { group: 'Transactions', entities: ['transaction'] },
+  { group: 'Accounts', entities: ['account'] },
+  { group: 'Labels and extensions', entities: ['label', 'extension'] },
+  { group: 'Relationships', entities: ['relationship'] },
+  { group: 'Rules', entities: ['rule'] },
+  { group: 'Sync', entities: ['sync'] },
 ]
+
+export const EVENT_GROUPS: readonly { group: string; types: readonly string[] }[] = GROUPS.map(
+  ({ group, entities }) => ({
+    group,
+    types: EVENT_TYPES.filter((type) => entities.includes(type.split('.')[0] ?? '')),
+  }),
+)
 
 export const ALL_TYPES = '*'
 
