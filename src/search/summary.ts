@@ -158,23 +158,23 @@ async function summedInSql(
       outflow: parseDecimal(r.outflow),
     }))
   }
+  // The period's prefix has a fixed width, so prefix || account_id is one
+  // unambiguous key: one string per row crosses into JS instead of two.
   const row = await candidates
     .select(
-      sql<string>`${sql.raw(GROUP_SUMS_SQL)}(${periodOf}, transactions.account_id, ${label}, transactions.amount)`.as(
+      sql<string>`${sql.raw(GROUP_SUMS_SQL)}(${periodOf} || transactions.account_id, ${label}, transactions.amount)`.as(
         'groups',
       ),
     )
     .executeTakeFirstOrThrow()
-  return (JSON.parse(row.groups) as GroupSumRow[]).map(
-    ([prefix, account, label, count, inflow, outflow]) => ({
-      prefix: String(prefix),
-      account: String(account),
-      label: label === null ? null : String(label),
-      count,
-      inflow: parseDecimal(inflow),
-      outflow: parseDecimal(outflow),
-    }),
-  )
+  return (JSON.parse(row.groups) as GroupSumRow[]).map(([key, label, count, inflow, outflow]) => ({
+    prefix: String(key).slice(0, prefix),
+    account: String(key).slice(prefix),
+    label: label === null ? null : String(label),
+    count,
+    inflow: parseDecimal(inflow),
+    outflow: parseDecimal(outflow),
+  }))
 }
 
 /** The value of label `key` of each of `rows` that has it. */
