@@ -6,7 +6,7 @@
 // the sums of the search results, the 400s, the MCP tool, the read tier.
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
-import { startTestApp, type RequestOptions, type TestAppHandle } from './helpers/app.js'
+import { ENGINE, startTestApp, type RequestOptions, type TestAppHandle } from './helpers/app.js'
 import { createAccount, createTransaction } from './helpers/ledger.js'
 import { expectProblem, expectStatus, type Json } from './helpers/http.js'
 import { connectMcp, toolFails, toolOk } from './helpers/mcp.js'
@@ -448,6 +448,16 @@ test('a query gives the sums of its search results, whether SQL or the matcher d
     await summarizeWith({ db: ledger.app.ctx.db.kysely, onPlan: (p) => (ran = p) }, { q })
     assert.equal(ran, plan, q)
   }
+})
+
+test('no match: no groups, on either plan; on SQLite the read pool runs it', async (t) => {
+  const ledger = await setup(t)
+  for (const q of ['nothing-at-all', 'zzzç', 'amount:>1000000000000000000000']) {
+    const body = await summary(ledger, { q, group_by: 'account' })
+    assert.deepEqual(body.groups, [], q)
+  }
+  // SQLite reads are synchronous: summaries run in worker threads, as searches do.
+  if (ENGINE === 'sqlite') assert.ok(ledger.app.searches.workers > 0)
 })
 
 test('bad input answers 400 naming the field or the query offset', async (t) => {
