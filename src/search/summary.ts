@@ -125,13 +125,19 @@ async function summedInSql(
   prefix: number,
   byLabel: string | null,
 ): Promise<RawGroup[]> {
-  const candidates = candidateQuery(db, narrowing, filter)
+  let candidates = candidateQuery(db, narrowing, filter)
   const periodOf = sql<string>`substr(transactions.date, 1, ${sql.lit(prefix)})`
-  // A probe per row of the primary key transaction_labels_pk (transaction_id, key).
-  const label: RawBuilder<string | null> =
-    byLabel === null
-      ? sql`null`
-      : sql`(select by_label.value from transaction_labels by_label where by_label.transaction_id = transactions.id and by_label.key = ${byLabel})`
+  let label: RawBuilder<string | null> = sql`null`
+  if (byLabel !== null) {
+    // A join, not a subquery per row: PostgreSQL hashes the label's rows once;
+    // SQLite probes transaction_labels_pk (transaction_id, key) either way.
+    candidates = candidates.leftJoin('transaction_labels as by_label', (join) =>
+      join
+        .onRef('by_label.transaction_id', '=', 'transactions.id')
+        .on('by_label.key', '=', byLabel),
+    )
+    label = sql`by_label.value`
+  }
   if (sumsDecimalsExactly(db)) {
     const amount = sql`cast(transactions.amount as numeric)`
     const rows = await candidates
