@@ -6,10 +6,13 @@
 // Targets on SQLite: each selective query at least 20× faster than the scan,
 // p50 under 100 ms. COFFER_BENCH_ENGINE=postgres runs it on PostgreSQL (figures
 // only: the targets are SQLite's).
+import { sql } from 'kysely'
 import { matches, parseQuery, searchTransactions, type Query } from '../src/search/index.js'
 import { afterKey } from '../src/ledger/transaction-query.js'
 import { EVERYTHING, loadSubjects } from '../src/search/subjects.js'
 import { indexQueuedDocuments } from '../src/search/indexer.js'
+import { summarizeTransactions } from '../src/search/summary.js'
+import type { SummaryInput } from '../src/schemas/summary.js'
 import { generateLedgerIn } from './lib/generate-ledger.js'
 import { listTransactions } from '../src/ledger/transactions.js'
 import { transactionListScope } from '../src/ledger/transaction-query.js'
@@ -31,6 +34,22 @@ const BROAD_RUNS = 3
 const SCAN_PAGE = 2000
 const DEEP_LIMIT = 100
 const INDEX_BATCH = 50_000
+
+// The summaries of issue 13 item 9 (target on SQLite: p50 under 200 ms for the
+// first), each checked against the scan's count of the same query.
+const SUMMARY_RUNS = Number(process.env.COFFER_BENCH_SUMMARY_RUNS ?? 7)
+const SUMMARIES: Array<{ name: string; input: SummaryInput; scanOf: string }> = [
+  {
+    name: 'month × label category, everything',
+    input: { period: 'month', group_by: 'label', by_label: 'category' },
+    scanOf: '',
+  },
+  {
+    name: 'month × account, q=coffee',
+    input: { period: 'month', group_by: 'account', q: 'coffee' },
+    scanOf: 'coffee',
+  },
+]
 
 // The query mix of issue 16 (target: every p50 under 300 ms on SQLite at 1M
 // rows), then the selective queries of issue 8 (p50 under 100 ms).
@@ -169,6 +188,55 @@ export async function benchSearch(): Promise<void> {
     console.log(
       `  targets (SQLite${engine === 'postgres' ? "'s, not judged on PostgreSQL" : ''}): the mix p50 < 300 ms; selective scan/p50 ≥ 20× and p50 < 100 ms`,
     )
+    // Summaries: exact sums in the database (docs/search.md "Summaries"), beside
+    // the same run's raw scan and the inexact GROUP BY a double would allow.
+    const doubleTimes: number[] = []
+    for (let run = 0; run < 3; run++) {
+      doubleTimes.push(
+        (
+          await timed(() =>
+            ctx.db.kysely
+              .selectFrom('transactions')
+              .select((eb) => [
+                eb.fn.countAll().as('n'),
+                sql`sum(cast(amount as ${sql.raw(engine === 'postgres' ? 'double precision' : 'real')}))`.as(
+                  's',
+                ),
+              ])
+              .groupBy([sql`substr(date, 1, 7)`, 'account_id'])
+              .execute(),
+          )
+        ).ms,
+      )
+    }
+    doubleTimes.sort((a, b) => a - b)
+    console.log(
+      `  summaries (inexact baseline: GROUP BY month, account with a double sum, p50 ${percentile(doubleTimes, 50).toFixed(0)} ms)`,
+    )
+    console.log(
+      `  ${'summary'.padEnd(40)} ${'groups'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)} ${'p50/raw'.padStart(9)}`,
+    )
+    for (const { name, input, scanOf } of SUMMARIES) {
+      const times: number[] = []
+      let groups = 0
+      let counted = 0
+      for (let run = 0; run < SUMMARY_RUNS; run++) {
+        const { ms, value } = await timed(() => summarizeTransactions(ctx, input))
+        times.push(ms)
+        groups = value.groups.length
+        counted = value.groups.reduce((n, g) => n + g.count, 0)
+      }
+      const expected = scanOf === '' ? ROWS : scanTotals[QUERIES.findIndex((x) => x.q === scanOf)]!
+      if (counted !== expected)
+        throw new Error(`${name}: summary counted ${counted} != scan ${expected}`)
+      times.sort((a, b) => a - b)
+      const p50 = percentile(times, 50)
+      const verdict =
+        engine === 'postgres' || scanOf !== '' ? '' : p50 < 200 ? '  ok' : '  MISSES TARGET'
+      console.log(
+        `  ${name.padEnd(40)} ${String(groups).padStart(8)} ${p50.toFixed(1).padStart(8)} ${percentile(times, 95).toFixed(1).padStart(8)} ${`${(p50 / raw).toFixed(2)}×`.padStart(9)}${verdict}`,
+      )
+    }
     // The ledger's shape: its size on disk, this process's peak memory (the
     // service's context plus the bench's matcher scan), and a deep list page.
     const deep = ROWS - DEEP_LIMIT

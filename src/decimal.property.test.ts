@@ -9,6 +9,7 @@ import {
   AMOUNT_MAX_LENGTH,
   addDecimal,
   compareDecimal,
+  DecimalSum,
   equalDecimal,
   formatScaled,
   formatUnits,
@@ -193,6 +194,39 @@ test('formatUnits reads integer base units at a number of decimals', () => {
       fc.nat({ max: 36 }),
       (units, decimals) => {
         assertCanonical(formatUnits(units, decimals), { units, scale: decimals })
+      },
+    ),
+  )
+})
+
+// Short amounts take DecimalSum's double path, long ones its BigInt path: mix both.
+const shortWritten: fc.Arbitrary<Written> = fc
+  .tuple(fc.constantFrom('', '+', '-'), digits(0, 9), fc.boolean(), digits(0, 8))
+  .filter(([, int, dot, frac]) => int.length + frac.length > 0 && (dot || frac === ''))
+  .map(([sign, int, dot, frac]) => {
+    const magnitude = BigInt(int + frac)
+    return {
+      text: `${sign}${int}${dot ? '.' : ''}${frac}`,
+      value: { units: sign === '-' ? -magnitude : magnitude, scale: frac.length },
+    }
+  })
+
+test('DecimalSum: count, inflow, outflow and sum equal the BigInt sums; merge adds two sums', () => {
+  const zero: Scaled = { units: 0n, scale: 0 }
+  holds(
+    fc.property(
+      fc.array(fc.oneof(shortWritten, shortWritten, written), { maxLength: 40 }),
+      fc.nat({ max: 40 }),
+      (list, cut) => {
+        const [left, right] = [new DecimalSum(), new DecimalSum()]
+        list.forEach((w, i) => (i < cut ? left : right).add(w.text))
+        left.merge(right)
+        const positive = list.filter((w) => w.value.units > 0n).map((w) => w.value)
+        const negative = list.filter((w) => w.value.units < 0n).map((w) => w.value)
+        assert.equal(left.count, list.length)
+        assert.ok(sameValue(left.inflow, positive.reduce(sum, zero)))
+        assert.ok(sameValue(left.outflow, negative.reduce(sum, zero)))
+        assert.ok(sameValue(left.sum, list.map((w) => w.value).reduce(sum, zero)))
       },
     ),
   )

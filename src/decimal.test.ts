@@ -1,6 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import {
+  DecimalSum,
   AMOUNT_MAX_LENGTH,
   addDecimal,
   compareDecimal,
@@ -372,4 +373,27 @@ test('arithmetic agrees with the oracle on random pairs', () => {
     assert.equal(oracle(addDecimal(a, b)), oracle(a) + oracle(b), `${a} + ${b}`)
     assert.equal(oracle(subtractDecimal(a, b)), oracle(a) - oracle(b), `${a} - ${b}`)
   }
+})
+
+test('DecimalSum stays exact past 2^53 and reads every amount form', () => {
+  const total = new DecimalSum()
+  // 15-digit amounts, each on the double path: their running sum passes 2^53 many times.
+  for (let i = 0; i < 10_000; i++) total.add('999999999999999')
+  for (let i = 0; i < 10_000; i++) total.add('-9999999999999.99')
+  for (const text of [
+    '5.',
+    '.5',
+    '-0.0',
+    '+0.25',
+    '0',
+    '-.5',
+    '12345678901234567890.123456789012345678',
+  ])
+    total.add(text)
+  assert.equal(total.count, 20_007)
+  assert.equal(formatScaled(total.inflow), '22345678901234557895.873456789012345678')
+  assert.equal(formatScaled(total.outflow), '-99999999999999900.5')
+  assert.equal(formatScaled(total.sum), '22245678901234557995.373456789012345678')
+  for (const bad of ['', '.', '-', '1.2.3', '12a', '1e5', ' 1'])
+    assert.throws(() => new DecimalSum().add(bad), RangeError, JSON.stringify(bad))
 })

@@ -24,6 +24,7 @@ const TOOL_NAMES = [
   'delete_account',
   'list_transactions',
   'search_transactions',
+  'summarize_transactions',
   'get_transaction',
   'create_transaction',
   'update_transaction',

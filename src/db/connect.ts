@@ -17,7 +17,7 @@ import {
 } from 'kysely'
 import pg from 'pg'
 import type { Logger } from 'pino'
-import { compareDecimal } from '../decimal.js'
+import { compareDecimal, DecimalSum, formatScaled } from '../decimal.js'
 import type { Database } from './schema.js'
 import SqliteDatabase, { type SqliteConnection, type SqliteStatement } from './sqlite-binding.js'
 
@@ -99,7 +99,57 @@ export function prepareSqliteConnection(sqlite: SqliteConnection): void {
   sqlite.function(COMPARE_DECIMAL_SQL, { deterministic: true }, (a: unknown, b: unknown) =>
     compareDecimal(String(a), String(b)),
   )
+  // …and sums amounts exactly (the summary, src/search/summary.ts): one pass over
+  // the rows into a JS map of groups, about half the cost of a GROUP BY's sort.
+  sqlite.aggregate<GroupSums>(GROUP_SUMS_SQL, {
+    start: (): GroupSums => new Map(),
+    // better-sqlite3 reads the SQL function's arity from step's parameters: keep all four.
+    step: groupSumsStep as unknown as (groups: GroupSums) => GroupSums,
+    result: (groups) => {
+      const rows: GroupSumRow[] = []
+      for (const [key, byValue] of groups) {
+        for (const [value, sum] of byValue) {
+          rows.push([key, value, sum.count, formatScaled(sum.inflow), formatScaled(sum.outflow)])
+        }
+      }
+      return JSON.stringify(rows)
+    },
+  })
 }
+
+/** Groups by key, then by value (null apart from any text). */
+type GroupSums = Map<GroupKey, Map<GroupKey, DecimalSum>>
+type GroupKey = string | number | null
+
+// Called once per row: two map probes and a DecimalSum.add, nothing allocated
+// for a group already seen.
+function groupSumsStep(
+  groups: GroupSums,
+  key: GroupKey,
+  value: GroupKey,
+  amount: unknown,
+): GroupSums {
+  let byValue = groups.get(key)
+  if (!byValue) groups.set(key, (byValue = new Map<GroupKey, DecimalSum>()))
+  let sum = byValue.get(value)
+  if (!sum) byValue.set(value, (sum = new DecimalSum()))
+  sum.add(typeof amount === 'string' ? amount : String(amount))
+  return groups
+}
+
+/**
+ * One group of coffer_group_sums: its key and value, the number of rows, the
+ * sum of the positive amounts and of the negative ones (canonical decimal text).
+ */
+export type GroupSumRow = [GroupKey, GroupKey, number, string, string]
+
+/**
+ * SQLite: the aggregate coffer_group_sums(key, value, amount) is a JSON array
+ * of GroupSumRow, one per distinct (key, value), summing the decimal text
+ * `amount` exactly (SQLite has no decimal type; REAL would round). Rows whose
+ * amount is not decimal text fail the statement (RangeError).
+ */
+export const GROUP_SUMS_SQL = 'coffer_group_sums'
 
 /**
  * A read-only connection to the SQLite file at `path`, for a search worker

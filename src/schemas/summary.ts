@@ -23,7 +23,8 @@ export const SummaryQuery = Type.Object({
   by_label: Type.Optional(
     Type.String({
       minLength: 1,
-      description: 'The label key whose values split the periods; required with group_by=label.',
+      description:
+        'The label key whose values split the periods (read trimmed and lower-cased, as label keys are stored); required with group_by=label, ignored otherwise.',
     }),
   ),
   q,
