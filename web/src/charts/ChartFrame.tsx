@@ -7,20 +7,10 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { groupDigits } from '../components/format.js'
 import { Money } from '../components/Money.js'
 import { bands, labelEvery, linearScale, niceTicks, tickLabel, type Bands } from './scale.js'
+import type { ChartSeries, ChartTotal } from './series.js'
 import './charts.css'
 
-/** One named row of exact amounts, one per category (null: no value there). */
-export interface ChartSeries {
-  name: string
-  /** 1–8: which of the --chart-N colours. */
-  color: number
-  values: readonly (string | null)[]
-}
-
-export interface ChartTotal {
-  label: string
-  values: readonly (string | null)[]
-}
+export type { ChartSeries, ChartTotal }
 
 export interface Geometry {
   width: number

@@ -2,6 +2,7 @@
 // values of a label key, and an account's balance over time, from exact sums of
 // GET /transactions/summary. The controls (period, dates, search) apply to every
 // chart and live in the address bar; each chart has its numbers as a table.
+import type { ComponentChildren } from 'preact'
 import { useLocation } from 'preact-iso'
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import { api } from '../../api/client.js'
@@ -28,6 +29,24 @@ import './reports.css'
 
 const PERIOD_WORD: Record<Period, string> = { week: 'week', month: 'month', year: 'year' }
 
+/** A select's label, tied by id: wrapping the select would put its options in its name. */
+function Field({
+  id,
+  label,
+  children,
+}: {
+  id: string
+  label: string
+  children: ComponentChildren
+}) {
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      {children}
+    </div>
+  )
+}
+
 function today(): string {
   const d = new Date()
   const pad = (n: number) => String(n).padStart(2, '0')
@@ -53,9 +72,9 @@ function Controls({
 }) {
   return (
     <div class="filters report-controls">
-      <label>
-        Period
+      <Field id="report-period" label="Period">
         <select
+          id="report-period"
           value={filters.period}
           onChange={(e) => onChange({ ...filters, period: e.currentTarget.value as Period })}
         >
@@ -63,7 +82,7 @@ function Controls({
           <option value="week">Week</option>
           <option value="year">Year</option>
         </select>
-      </label>
+      </Field>
       <label>
         From
         <input
@@ -81,9 +100,9 @@ function Controls({
         />
       </label>
       {currencies.length > 1 ? (
-        <label>
-          Currency
+        <Field id="report-currency" label="Currency">
           <select
+            id="report-currency"
             value={filters.currency || currencies[0]}
             onChange={(e) => onChange({ ...filters, currency: e.currentTarget.value })}
           >
@@ -93,7 +112,7 @@ function Controls({
               </option>
             ))}
           </select>
-        </label>
+        </Field>
       ) : null}
       {filters.since || filters.until ? (
         <button
@@ -188,9 +207,9 @@ function LabelReport({
   return (
     <>
       <div class="filters">
-        <label>
-          Label key
+        <Field id="report-label-key" label="Label key">
           <select
+            id="report-label-key"
             value={key}
             disabled={keys.length === 0}
             onChange={(e) => onChange({ ...filters, key: e.currentTarget.value })}
@@ -201,10 +220,10 @@ function LabelReport({
               </option>
             ))}
           </select>
-        </label>
-        <label>
-          Show
+        </Field>
+        <Field id="report-show" label="Show">
           <select
+            id="report-show"
             value={filters.measure}
             onChange={(e) => onChange({ ...filters, measure: e.currentTarget.value as Measure })}
           >
@@ -214,7 +233,7 @@ function LabelReport({
               </option>
             ))}
           </select>
-        </label>
+        </Field>
       </div>
       <ErrorNote error={labels.error} context="Could not load the labels" />
       {summary.error && !(summary.error.status === 400 && filters.q) ? (
@@ -297,9 +316,9 @@ function BalanceReport({
   return (
     <>
       <div class="filters">
-        <label>
-          Account
+        <Field id="report-account" label="Account">
           <select
+            id="report-account"
             value={account?.id ?? ''}
             onChange={(e) => onChange({ ...filters, account: e.currentTarget.value })}
           >
@@ -309,7 +328,7 @@ function BalanceReport({
               </option>
             ))}
           </select>
-        </label>
+        </Field>
       </div>
       {account ? (
         <p class="hint">

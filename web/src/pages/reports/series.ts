@@ -9,11 +9,11 @@ import {
   subtractDecimal,
   sumDecimal,
 } from '../../../../src/decimal.js'
-import type { Result } from '../../api/client.js'
-import type { ChartSeries, ChartTotal } from '../../charts/ChartFrame.js'
+import type { SummaryJson } from '../../../../src/schemas/summary.js'
+import type { ChartSeries, ChartTotal } from '../../charts/series.js'
 import { periodOf, periodsBetween, type Period, type PeriodSlot } from './periods.js'
 
-export type Summary = Result<'GET /transactions/summary'>
+export type Summary = SummaryJson
 export type Group = Summary['groups'][number]
 
 export interface ChartData {
