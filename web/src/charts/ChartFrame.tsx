@@ -25,6 +25,9 @@ export interface Geometry {
 
 export const colorOf = (n: number): string => `var(--chart-${((n - 1) % 8) + 1})`
 
+/** Tables of more rows than this start folded. */
+export const LONG_TABLE = 40
+
 const HEIGHT = 260
 const MARGIN = { top: 12, right: 12, bottom: 26 }
 const CHAR = 6.6 // px per character of an 11px label, for the margins
@@ -249,8 +252,9 @@ export function ChartTable({
   currency?: string | undefined
 }) {
   return (
-    <details class="chart-table" open>
-      <summary>Table</summary>
+    // A long table (weeks over years) starts folded so the next chart stays near.
+    <details class="chart-table" open={categories.length <= LONG_TABLE}>
+      <summary>Table ({categories.length} rows)</summary>
       <div class="table-scroll">
         <table>
           <caption>

@@ -201,6 +201,8 @@ function LabelReport({
         : null,
     [summary.data, currency, filters.period, key, filters.measure],
   )
+  // Until the search parses, the last answer would describe another search: not shown.
+  const queryBroken = summary.error?.status === 400 && filters.q !== ''
   const measureLabel = MEASURES.find((m) => m.value === filters.measure)?.label ?? ''
   const categories = data?.slots.map((s) => s.name) ?? []
 
@@ -236,18 +238,19 @@ function LabelReport({
         </Field>
       </div>
       <ErrorNote error={labels.error} context="Could not load the labels" />
-      {summary.error && !(summary.error.status === 400 && filters.q) ? (
+      {queryBroken ? <p class="empty">Fix the search above to see these sums.</p> : null}
+      {summary.error && !queryBroken ? (
         <ErrorNote error={summary.error} context="Could not load the sums by label" />
       ) : null}
       {labels.data && keys.length === 0 ? (
         <p class="empty">No transaction has a label yet, so there is nothing to split by.</p>
       ) : null}
-      {data && data.series.length === 0 ? (
+      {data && !queryBroken && data.series.length === 0 ? (
         <p class="empty">
           No {measureLabel.toLowerCase()} in {currency} matches.
         </p>
       ) : null}
-      {data && data.series.length > 0 ? (
+      {data && !queryBroken && data.series.length > 0 ? (
         <div class={summary.loading ? 'loading-fade' : undefined} aria-busy={summary.loading}>
           <BarChart
             label={`${measureLabel} by ${key} per ${PERIOD_WORD[filters.period]} in ${currency}`}
@@ -421,7 +424,8 @@ export function ReportsPage() {
         {flows.error && !queryError ? (
           <ErrorNote error={flows.error} context="Could not load the sums" />
         ) : null}
-        {flows.data ? (
+        {queryError ? <p class="empty">Fix the search above to see these sums.</p> : null}
+        {flows.data && !queryError ? (
           <div class={flows.loading ? 'loading-fade' : undefined} aria-busy={flows.loading}>
             <FlowReport summary={flows.data} currency={currency} period={filters.period} />
           </div>
