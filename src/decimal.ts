@@ -90,6 +90,12 @@ function align(a: Scaled, b: Scaled): [bigint, bigint, number] {
   return [a.units * 10n ** BigInt(scale - a.scale), b.units * 10n ** BigInt(scale - b.scale), scale]
 }
 
+/** a + b, exactly, at the larger of their scales. */
+export function addScaled(a: Scaled, b: Scaled): Scaled {
+  const [x, y, scale] = align(a, b)
+  return { units: x + y, scale }
+}
+
 export function compareDecimal(a: string, b: string): -1 | 0 | 1 {
   const [x, y] = align(parseDecimal(a), parseDecimal(b))
   return x < y ? -1 : x > y ? 1 : 0
@@ -142,4 +148,110 @@ export function sumDecimal(values: Iterable<string>): string {
 /** Strictly below zero: "-0" is not negative. */
 export function isNegative(a: string): boolean {
   return parseDecimal(a).units < 0n
+}
+
+/** Amounts of at most this many digits add up as doubles (exact below 2^53), the rest as BigInt. */
+const SMALL_DIGITS = 15
+/** A double running sum is moved into the BigInt before it passes this (each addend is below 10^15). */
+const SMALL_FLUSH_AT = 2 ** 52
+
+/**
+ * An exact running sum of decimal amounts, split by sign (inflow: the positive
+ * amounts, outflow: the negative ones; a zero, "-0" included, adds nothing to
+ * either). Built for summing a million amounts fast: an amount of up to 15
+ * digits is read with a char loop into a double and added to a double sum kept
+ * per scale (exact: every partial stays below 2^53), which moves into a BigInt
+ * before it could lose a digit; longer amounts go through parseDecimal. Throws
+ * RangeError on text that is not an amount, as parseDecimal does.
+ */
+export class DecimalSum {
+  count = 0
+  readonly #small = [
+    new Array<number>(SMALL_DIGITS + 1).fill(0),
+    new Array<number>(SMALL_DIGITS + 1).fill(0),
+  ]
+  readonly #big: [Scaled, Scaled] = [
+    { units: 0n, scale: 0 },
+    { units: 0n, scale: 0 },
+  ]
+
+  add(text: string): void {
+    this.count++
+    const negative = text.charCodeAt(0) === 45 // '-'
+    let units = 0
+    let scale = -1
+    let digits = 0
+    let i = negative || text.charCodeAt(0) === 43 ? 1 : 0 // '+'
+    for (; i < text.length; i++) {
+      const c = text.charCodeAt(i)
+      if (c === 46 && scale < 0) {
+        scale = 0
+        continue
+      }
+      if (c < 48 || c > 57 || ++digits > SMALL_DIGITS) break
+      units = units * 10 + (c - 48)
+      if (scale >= 0) scale++
+    }
+    if (i < text.length || digits === 0) {
+      const parsed = parseDecimal(text)
+      this.#addBig(
+        parsed.units < 0n ? 1 : 0,
+        parsed.units < 0n ? -parsed.units : parsed.units,
+        parsed.scale,
+      )
+      return
+    }
+    const side = negative ? 1 : 0
+    const sums = this.#small[side]!
+    const scaleIndex = scale < 0 ? 0 : scale
+    const next = sums[scaleIndex]! + units
+    if (next < SMALL_FLUSH_AT) sums[scaleIndex] = next
+    else {
+      sums[scaleIndex] = 0
+      this.#addBig(side, BigInt(next), scaleIndex)
+    }
+  }
+
+  /** Adds another sum's amounts (and count) to this one. */
+  merge(other: DecimalSum): void {
+    this.count += other.count
+    for (const side of [0, 1] as const) {
+      const { units, scale } = other.#total(side)
+      this.#addBig(side, units, scale)
+    }
+  }
+
+  /** The sum of the positive amounts. */
+  get inflow(): Scaled {
+    return this.#total(0)
+  }
+
+  /** The sum of the negative amounts (zero or below). */
+  get outflow(): Scaled {
+    const { units, scale } = this.#total(1)
+    return { units: -units, scale }
+  }
+
+  /** Every amount added. */
+  get sum(): Scaled {
+    const [x, y, scale] = align(this.inflow, this.outflow)
+    return { units: x + y, scale }
+  }
+
+  /** The magnitude summed on one side (0: inflow, 1: outflow). */
+  #total(side: 0 | 1): Scaled {
+    let total = this.#big[side]
+    for (const [scale, units] of this.#small[side]!.entries()) {
+      if (units !== 0) {
+        const [x, y, s] = align(total, { units: BigInt(units), scale })
+        total = { units: x + y, scale: s }
+      }
+    }
+    return total
+  }
+
+  #addBig(side: 0 | 1, units: bigint, scale: number): void {
+    const [x, y, s] = align(this.#big[side], { units, scale })
+    this.#big[side] = { units: x + y, scale: s }
+  }
 }

@@ -17,7 +17,7 @@ import {
 } from 'kysely'
 import pg from 'pg'
 import type { Logger } from 'pino'
-import { compareDecimal } from '../decimal.js'
+import { compareDecimal, DecimalSum, formatScaled } from '../decimal.js'
 import type { Database } from './schema.js'
 import SqliteDatabase, { type SqliteConnection, type SqliteStatement } from './sqlite-binding.js'
 
@@ -99,7 +99,56 @@ export function prepareSqliteConnection(sqlite: SqliteConnection): void {
   sqlite.function(COMPARE_DECIMAL_SQL, { deterministic: true }, (a: unknown, b: unknown) =>
     compareDecimal(String(a), String(b)),
   )
+  // …and sums amounts exactly (the summary, src/search/summary.ts): one pass over
+  // the rows, grouped in a JS map, which costs half of what a GROUP BY's sort does.
+  sqlite.aggregate<Map<string, GroupSum>>(GROUP_SUMS_SQL, {
+    start: () => new Map<string, GroupSum>(),
+    // better-sqlite3 reads the SQL function's arity from step's parameters: keep all five.
+    step: groupSumsStep as unknown as (groups: Map<string, GroupSum>) => Map<string, GroupSum>,
+    result: (groups) =>
+      JSON.stringify(
+        [...groups.values()].map(({ keys, sum }): GroupSumRow => [
+          ...keys,
+          sum.count,
+          formatScaled(sum.inflow),
+          formatScaled(sum.outflow),
+        ]),
+      ),
+  })
 }
+
+function groupSumsStep(
+  groups: Map<string, GroupSum>,
+  a: GroupKey,
+  b: GroupKey,
+  c: GroupKey,
+  amount: unknown,
+): Map<string, GroupSum> {
+  const key = JSON.stringify([a, b, c])
+  let group = groups.get(key)
+  if (!group) groups.set(key, (group = { keys: [a, b, c], sum: new DecimalSum() }))
+  group.sum.add(String(amount))
+  return groups
+}
+
+type GroupKey = string | number | null
+interface GroupSum {
+  keys: [GroupKey, GroupKey, GroupKey]
+  sum: DecimalSum
+}
+
+/**
+ * One group of coffer_group_sums: its three keys, the number of rows, the sum
+ * of the positive amounts and of the negative ones (canonical decimal text).
+ */
+export type GroupSumRow = [GroupKey, GroupKey, GroupKey, number, string, string]
+
+/**
+ * SQLite: the aggregate coffer_group_sums(k1, k2, k3, amount) is a JSON array
+ * of GroupSumRow, one per distinct (k1, k2, k3), summing the decimal text
+ * `amount` exactly (SQLite has no decimal type; REAL would round).
+ */
+export const GROUP_SUMS_SQL = 'coffer_group_sums'
 
 /**
  * A read-only connection to the SQLite file at `path`, for a search worker

@@ -54,3 +54,12 @@ export function isSingleHostDatabase(db: DbExecutor): boolean {
 export function hasSessionLocks(db: DbExecutor): boolean {
   return dialectOf(db) === 'postgres'
 }
+
+/**
+ * Whether `sum(cast(text as numeric))` sums decimal amounts exactly (PostgreSQL).
+ * SQLite has no decimal type: its connections carry the aggregate
+ * coffer_group_sums (connect.ts) instead.
+ */
+export function sumsDecimalsExactly(db: DbExecutor): boolean {
+  return dialectOf(db) === 'postgres'
+}

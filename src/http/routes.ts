@@ -6,6 +6,7 @@ import { AccountRoutes as A } from '../schemas/accounts.js'
 import { EventRoutes as E } from '../schemas/events.js'
 import { RuleRoutes as R } from '../schemas/rules.js'
 import { SecurityRoutes as K } from '../schemas/security.js'
+import { SummaryRoutes as Su } from '../schemas/summary.js'
 import { SourceRoutes as So } from '../schemas/sources.js'
 import { SyncRoutes as Sy } from '../schemas/sync.js'
 import { SystemRoutes as Sys } from '../schemas/system.js'
@@ -41,6 +42,7 @@ export const ROUTES: readonly Route[] = [
 
   route('GET',    '/api/v1/transactions',                     'read',  T.list,                  transactions.list),
   route('GET',    '/api/v1/transactions/search',              'read',  T.search,                transactions.search),
+  route('GET',    '/api/v1/transactions/summary',             'read',  Su.summary,              transactions.summary),
   route('GET',    '/api/v1/transactions/:id',                 'read',  T.get,                   transactions.get),
   route('POST',   '/api/v1/transactions',                     'write', T.create,                transactions.create),
   route('PUT',    '/api/v1/transactions/:id',                 'write', T.update,                transactions.update),

@@ -45,6 +45,7 @@ import {
   TransactionSearchQuery,
   UpdateTransactionBody,
 } from '../schemas/transactions.js'
+import { SummaryQuery } from '../schemas/summary.js'
 import { CreateWebhookBody, UpdateWebhookBody } from '../schemas/webhooks.js'
 import type { SyncService } from '../sync/index.js'
 import { createWebhook, deleteWebhook, listWebhooks, updateWebhook } from '../webhooks/registry.js'
@@ -161,6 +162,12 @@ export const TOOLS: readonly Tool[] = [
     'Search transactions with the query language of docs/search.md (q: free text, field:value filters such as amount:<-100, date:2024-02, label:category=food, ext:tax.deductible=true, AND/OR/NOT, parentheses), plus since, until, label_key, label_value, limit, and cursor (the next_cursor of the previous page; null means the last page) or offset. Returns {query, total, total_is_lower_bound, transactions, next_cursor}, newest first (total_is_lower_bound: true when counting stopped at its budget and total is only a lower bound). Same as GET /api/v1/transactions/search.',
     query(TransactionSearchQuery),
     ({ searches }, input) => searches.run(input),
+  ),
+  tool(
+    'summarize_transactions',
+    'Exact totals of transactions per period: count, sum, inflow (positive amounts) and outflow (negative amounts, money out) as exact decimal strings, one group per period (period: day, week (ISO, Monday first), month (default) or year), per currency, optionally split by account (group_by: "account") or by the value of one label (group_by: "label" with by_label: the label key; key null = transactions without that label). Filter with q (the search language of search_transactions, e.g. "label:category=groceries", "coffee", "amount:<0"), since and until (YYYY-MM-DD, inclusive), label_key and label_value. Example, "how much did I spend on groceries each month this year": {"period": "month", "q": "label:category=groceries amount:<0", "since": "2026-01-01"}; each group\'s outflow is that month\'s spending (negative) in its currency. Returns {query, period, group_by, by_label, groups: [{period, start, key, currency, count, sum, inflow, outflow}]} ordered by start, key, currency. Same as GET /api/v1/transactions/summary.',
+    query(SummaryQuery),
+    ({ searches }, input) => searches.summarize(input),
   ),
   tool(
     'get_transaction',

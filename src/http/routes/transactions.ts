@@ -17,6 +17,7 @@ import {
   listTransactions,
   updateTransaction,
 } from '../../ledger/transactions.js'
+import { SummaryRoutes } from '../../schemas/summary.js'
 import { TransactionRoutes as S } from '../../schemas/transactions.js'
 import type { Handler } from '../route.js'
 
@@ -24,6 +25,10 @@ export const list: Handler<typeof S.list> = ({ ctx }, req) => listTransactions(c
 
 // In a worker thread on SQLite (search/pool/): a broad search leaves this one free.
 export const search: Handler<typeof S.search> = ({ searches }, req) => searches.run(req.query)
+
+// Also in the read pool: a summary over a large ledger is one long statement.
+export const summary: Handler<typeof SummaryRoutes.summary> = ({ searches }, req) =>
+  searches.summarize(req.query)
 
 export const get: Handler<typeof S.get> = ({ ctx }, req) => getTransaction(ctx, req.params.id)
 

@@ -14,6 +14,7 @@ import {
   type FieldError,
 } from '../../errors.js'
 import type { SearchInput, SearchResult } from '../service.js'
+import type { SummaryInput, SummaryJson } from '../summary.js'
 
 /** What a worker is started with (workerData). */
 export interface WorkerSetup {
@@ -21,15 +22,24 @@ export interface WorkerSetup {
   path: string
 }
 
+/** The work a worker does: a search, or a summary (src/search/summary.ts). */
+export type Work = { kind: 'search'; input: SearchInput } | { kind: 'summary'; input: SummaryInput }
+
+/** What each kind of work answers. */
+export interface WorkResult {
+  search: SearchResult
+  summary: SummaryJson
+}
+
 export type ToWorker =
-  | { type: 'search'; id: number; input: SearchInput }
+  | { type: 'search'; id: number; work: Work }
   /** The service is closing: the search ends at its next page with ShuttingDown. */
   | { type: 'cancel'; id: number }
   /** Stop: cancel what runs, close the connection, end the thread. */
   | { type: 'close' }
 
 export type FromWorker =
-  | { type: 'result'; id: number; result: SearchResult }
+  | { type: 'result'; id: number; result: WorkResult[Work['kind']] }
   | { type: 'error'; id: number; error: SentError }
   | { type: 'log'; fields: Record<string, unknown>; message: string }
 

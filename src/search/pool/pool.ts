@@ -12,7 +12,19 @@ import type { ServiceContext } from '../../context.js'
 import { ShuttingDown, Unavailable } from '../../errors.js'
 import { parseQueryText } from '../parse.js'
 import { searchTransactions, type SearchInput, type SearchResult } from '../service.js'
-import { rebuildError, type FromWorker, type ToWorker, type WorkerSetup } from './messages.js'
+import {
+  checkSummaryInput,
+  summarizeTransactions,
+  type SummaryInput,
+  type SummaryJson,
+} from '../summary.js'
+import {
+  rebuildError,
+  type FromWorker,
+  type ToWorker,
+  type Work,
+  type WorkerSetup,
+} from './messages.js'
 
 /** How long close() waits for workers to end their search and close their connection. */
 const CLOSE_GRACE_MS = 2_000
@@ -35,8 +47,8 @@ function startWorker(setup: WorkerSetup): Worker {
 
 interface Job {
   id: number
-  input: SearchInput
-  resolve(result: SearchResult): void
+  work: Work
+  resolve(result: unknown): void
   reject(error: Error): void
 }
 
@@ -97,12 +109,28 @@ export class SearchPool {
   /** One search, answered as searchTransactions answers it. */
   async run(input: SearchInput): Promise<SearchResult> {
     if (this.size === 0) return searchTransactions(this.#ctx, input)
-    if (this.#closed || this.#ctx.signals.closing.aborted) throw new ShuttingDown()
     // A query that does not parse is the client's 400 (QueryError, naming the
     // offset), without waiting for a worker; parsing is cheap.
     parseQueryText(input.q ?? '')
-    return new Promise<SearchResult>((resolve, reject) => {
-      this.#queue.push({ id: this.#nextId++, input, resolve, reject })
+    return this.#enqueue<SearchResult>({ kind: 'search', input })
+  }
+
+  /** One summary (GET /transactions/summary), answered as summarizeTransactions answers it. */
+  async summarize(input: SummaryInput): Promise<SummaryJson> {
+    if (this.size === 0) return summarizeTransactions(this.#ctx, input)
+    checkSummaryInput(input)
+    return this.#enqueue<SummaryJson>({ kind: 'summary', input })
+  }
+
+  #enqueue<T>(work: Work): Promise<T> {
+    if (this.#closed || this.#ctx.signals.closing.aborted) throw new ShuttingDown()
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({
+        id: this.#nextId++,
+        work,
+        resolve,
+        reject,
+      })
       this.#dispatch()
       this.#ctx.metrics.searchQueued.set(this.#queue.length)
     })
@@ -141,7 +169,7 @@ export class SearchPool {
       slot.job = job
       // A worker holds the process open only while it works for someone.
       slot.worker.ref()
-      this.#post(slot.worker, { type: 'search', id: job.id, input: job.input })
+      this.#post(slot.worker, { type: 'search', id: job.id, work: job.work })
     }
   }
 

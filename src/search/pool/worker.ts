@@ -6,8 +6,16 @@ import { parentPort, workerData } from 'node:worker_threads'
 import type { Logger } from 'pino'
 import { openSqliteReader } from '../../db/connect.js'
 import { ShuttingDown } from '../../errors.js'
-import { searchWith, type SearchInput } from '../service.js'
-import { sendableError, type FromWorker, type ToWorker, type WorkerSetup } from './messages.js'
+import { searchWith } from '../service.js'
+import { summarizeWith } from '../summary.js'
+import {
+  sendableError,
+  type FromWorker,
+  type ToWorker,
+  type Work,
+  type WorkerSetup,
+  type WorkResult,
+} from './messages.js'
 
 const port = parentPort!
 const { path } = workerData as WorkerSetup
@@ -27,12 +35,16 @@ const log = {
 /** The searches under way, each with the signal that ends it (ShuttingDown). */
 const running = new Map<number, { cancel: AbortController; done: Promise<void> }>()
 
-async function search(id: number, input: SearchInput, cancel: AbortController): Promise<void> {
+async function search(id: number, work: Work, cancel: AbortController): Promise<void> {
   try {
     // A deferred BEGIN: one snapshot for the whole search, no write lock.
     const result = await db
       .transaction()
-      .execute((trx) => searchWith({ db: trx, log, closing: cancel.signal }, input))
+      .execute((trx): Promise<WorkResult[Work['kind']]> =>
+        work.kind === 'search'
+          ? searchWith({ db: trx, log, closing: cancel.signal }, work.input)
+          : summarizeWith({ db: trx, closing: cancel.signal }, work.input),
+      )
     send({ type: 'result', id, result })
   } catch (error) {
     send({ type: 'error', id, error: sendableError(error) })
@@ -51,7 +63,7 @@ port.on('message', (message: ToWorker) => {
   switch (message.type) {
     case 'search': {
       const cancel = new AbortController()
-      const done = search(message.id, message.input, cancel).finally(() =>
+      const done = search(message.id, message.work, cancel).finally(() =>
         running.delete(message.id),
       )
       running.set(message.id, { cancel, done })
