@@ -8,6 +8,7 @@ import { AccountRoutes as A } from '../../../src/schemas/accounts.js'
 import { EventRoutes as E } from '../../../src/schemas/events.js'
 import { RuleRoutes as R } from '../../../src/schemas/rules.js'
 import { SecurityRoutes as K } from '../../../src/schemas/security.js'
+import { SummaryRoutes as S } from '../../../src/schemas/summary.js'
 import { SourceRoutes as So } from '../../../src/schemas/sources.js'
 import { SyncRoutes as Sy } from '../../../src/schemas/sync.js'
 import { SystemRoutes as Sys } from '../../../src/schemas/system.js'
@@ -28,6 +29,7 @@ export const ENDPOINTS = {
 
   'GET /transactions': T.list,
   'GET /transactions/search': T.search,
+  'GET /transactions/summary': S.summary,
   'GET /transactions/:id': T.get,
   'POST /transactions': T.create,
   'PUT /transactions/:id': T.update,
