@@ -3,6 +3,7 @@
 // malformed URLs (CONTRACT 3), and the OpenAPI document describing every route.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { dashboardRoutes } from '../src/http/dashboard.js'
 import type { Route } from '../src/http/route.js'
 import { ROUTES } from '../src/http/routes.js'
 import { buildHttpServer } from '../src/http/server.js'
@@ -60,7 +61,7 @@ test('GET /readyz pings the database: ready, then unavailable once it is closed'
 test('GET /metrics is Prometheus text with request counts by route pattern', async (t) => {
   const app = await startTestApp(t)
   const missingId = 'acct_never_seen_4711'
-  const unknownPath = '/no-such-route-9313'
+  const unknownPath = '/api/v1/no-such-route-9313'
   assert.equal((await app.request('GET', '/api/v1/accounts')).status, 200)
   assert.equal((await app.request('GET', '/api/v1/accounts')).status, 200)
   assertProblem(await app.request('GET', `/api/v1/accounts/${missingId}`), 404)
@@ -169,8 +170,10 @@ test('GET /api/v1/config shows the effective configuration with secrets redacted
 test('unknown routes answer 404 problem details', async (t) => {
   const app = await startTestApp(t)
   for (const [method, path] of [
-    ['GET', '/nope'],
+    // Other paths are the dashboard's pages (test/web/serving.test.ts).
     ['GET', '/api/v1/nope'],
+    ['GET', '/metrics/nope'],
+    ['GET', '/api'],
     ['POST', '/api/v1/nope/deeper?x=1'],
     ['DELETE', '/api/v1/accounts'],
     ['PATCH', '/api/v1/accounts'],
@@ -254,9 +257,12 @@ test('GET /api/v1/openapi.json documents every route with a tag and a response s
   const paths = doc.paths as Record<string, Record<string, Operation>>
   // Every served route (but the document itself) is in the document.
   const served = registeredRoutes(app.http.printRoutes({ commonPrefix: false }))
+  const dashboardPaths = new Set(dashboardRoutes(null).map((r) => r.url))
   assert.ok(served.length > 20, `could not read the route tree (${served.length} routes)`)
   for (const [method, path] of served) {
     if (path === '/api/v1/openapi.json') continue
+    // The dashboard's files and pages (src/http/dashboard.ts) are not API operations.
+    if (dashboardPaths.has(path) || dashboardPaths.has(`/${path}`)) continue
     assert.ok(paths[path]?.[method], `${method.toUpperCase()} ${path} is not documented`)
   }
 
