@@ -123,7 +123,11 @@ export function subtractDecimal(a: string, b: string): string {
  */
 export function subtractDecimalKeepingScale(a: string, b: string): string {
   const [x, y, scale] = align(parseDecimal(a), parseDecimal(b))
-  const units = x - y
+  return formatScaledKeepingScale({ units: x - y, scale })
+}
+
+/** Text with every fraction digit of the scale, zeros kept: {units: 30n, scale: 2} is "0.30". */
+export function formatScaledKeepingScale({ units, scale }: Scaled): string {
   const digits = (units < 0n ? -units : units).toString().padStart(scale + 1, '0')
   const int = digits.slice(0, digits.length - scale)
   const frac = digits.slice(digits.length - scale)
