@@ -89,12 +89,21 @@ async function explainRefusedQuery(filters: ListFilters, signal: AbortSignal): P
 function Filters({
   filters,
   onChange,
+  ready,
 }: {
   filters: ListFilters
   onChange: (f: ListFilters) => void
+  /** The first page of rows is shown: the vocabularies load after it, not beside it. */
+  ready: boolean
 }) {
-  const labels = useApi((signal) => api('GET /labels', { signal }), [])
-  const extensions = useApi((signal) => api('GET /extensions', { signal }), [])
+  const labels = useApi(
+    (signal) => (ready ? api('GET /labels', { signal }) : Promise.resolve(null)),
+    [ready],
+  )
+  const extensions = useApi(
+    (signal) => (ready ? api('GET /extensions', { signal }) : Promise.resolve(null)),
+    [ready],
+  )
   const keys = useMemo(
     () => [...new Set((labels.data?.labels ?? []).map((l) => l.key))].sort(),
     [labels.data],
@@ -254,7 +263,11 @@ export function TransactionsPage() {
         onSubmit={() => apply({ ...filters, q: draft })}
         error={queryError}
       />
-      <Filters filters={filters} onChange={apply} />
+      <Filters
+        filters={filters}
+        onChange={apply}
+        ready={page.data !== null || page.error !== null}
+      />
       {extensionTerm(filters) === null ? (
         <p class="notice" role="note">
           The extension value holds a double quote, which the search language cannot express; the
