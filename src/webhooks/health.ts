@@ -35,6 +35,11 @@ function apply(delta: HealthDelta, result: AttemptResult, at: string): void {
   }
 }
 
+/**
+ * Writes a window's outcome, unless a newer attempt is already recorded: a test
+ * delivery writes at once, so a dispatcher window flushed after it may be older
+ * and must not put an earlier outcome back (RFC 3339 UTC text orders by time).
+ */
 async function writeDelta(db: DbExecutor, id: string, delta: HealthDelta): Promise<void> {
   await db
     .updateTable('webhooks')
@@ -47,6 +52,9 @@ async function writeDelta(db: DbExecutor, id: string, delta: HealthDelta): Promi
         : { consecutive_failures: eb('consecutive_failures', '+', delta.failures) }),
     }))
     .where('id', '=', id)
+    .where((eb) =>
+      eb.or([eb('last_attempt_at', 'is', null), eb('last_attempt_at', '<=', delta.attemptAt)]),
+    )
     .execute()
 }
 
