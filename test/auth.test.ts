@@ -164,10 +164,25 @@ async function runMatrix(
           assertProblem(res, expected, credential.secret)
         }
         if (route.path === '/api/v1/auth') {
+          const { expect } = credential
+          // SPEC 2.9's two fields, then what the dashboard reads: the highest tier
+          // reached, where the token comes from, and whether this (loopback) client
+          // may create the first one (CONTRACT 3b).
           assert.deepEqual(res.body, {
             auth_required: tokenConfigured,
-            authenticated: credential.expect.authenticated,
+            authenticated: expect.authenticated,
+            access:
+              expect.admin === 'ok'
+                ? 'admin'
+                : expect.write === 'ok'
+                  ? 'read_write'
+                  : expect.read === 'ok'
+                    ? 'read'
+                    : 'none',
+            token_source: tokenConfigured ? res.body.token_source : null,
+            can_create_token: !tokenConfigured,
           })
+          if (tokenConfigured) assert.match(res.body.token_source, /^(config|stored)$/)
         }
       })
     }
