@@ -229,6 +229,9 @@ test('a page of another origin cannot create the token, read the ledger or write
   assert.deepEqual(await expectStatus(service, 'GET', '/api/v1/auth', 200), {
     auth_required: false,
     authenticated: false,
+    access: 'read_write',
+    token_source: null,
+    can_create_token: true,
   })
 
   // The same requests from the service's own origin, or with no Origin (curl,
