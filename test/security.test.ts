@@ -84,6 +84,9 @@ test('bootstrap: a loopback client creates the first token without auth, then it
   assert.deepEqual((await app.request('GET', '/api/v1/auth')).body, {
     auth_required: false,
     authenticated: false,
+    access: 'read_write',
+    token_source: null,
+    can_create_token: true,
   })
   assertProblem(await app.request('GET', '/api/v1/security/api-keys'), 503, /dashboard token/)
 
@@ -91,10 +94,16 @@ test('bootstrap: a loopback client creates the first token without auth, then it
   assert.deepEqual((await app.request('GET', '/api/v1/auth', { token })).body, {
     auth_required: true,
     authenticated: true,
+    access: 'admin',
+    token_source: 'stored',
+    can_create_token: false,
   })
   assert.deepEqual((await app.request('GET', '/api/v1/auth')).body, {
     auth_required: true,
     authenticated: false,
+    access: 'none',
+    token_source: 'stored',
+    can_create_token: false,
   })
   // Admin, read and write routes now need it.
   assertProblem(await app.request('GET', '/api/v1/security/api-keys'), 401)
@@ -237,6 +246,9 @@ test('DELETE /security/token revokes the stored token: admin answers 503 again',
   assert.deepEqual((await app.request('GET', '/api/v1/auth', { token })).body, {
     auth_required: false,
     authenticated: false,
+    access: 'read_write',
+    token_source: null,
+    can_create_token: true,
   })
   assertProblem(await app.request('GET', '/api/v1/security/api-keys', { token }), 503)
   assertProblem(await app.request('DELETE', '/api/v1/security/token', { token }), 503)
@@ -262,6 +274,9 @@ test('the stored token and API keys survive a restart', async (t) => {
   assert.deepEqual((await second.request('GET', '/api/v1/auth')).body, {
     auth_required: true,
     authenticated: false,
+    access: 'none',
+    token_source: 'stored',
+    can_create_token: false,
   })
   assertProblem(await second.request('GET', '/api/v1/security/api-keys'), 401)
   assertProblem(await second.request('POST', '/api/v1/security/token'), 401)
@@ -348,6 +363,9 @@ test('API keys: mint, list without secrets, revoke', async (t) => {
   assert.deepEqual((await app.request('GET', '/api/v1/auth', { token: a.body.key })).body, {
     auth_required: true,
     authenticated: false,
+    access: 'none',
+    token_source: 'config',
+    can_create_token: false,
   })
   assert.deepEqual(
     (await app.request('GET', '/api/v1/security/api-keys', { token })).body.api_keys.map(
