@@ -14,7 +14,7 @@
 //     the filter vocabularies (GET /labels, /extensions: aggregates over every
 //     row, which the single-threaded service answers before the list when they
 //     arrive first) held until the first row is in. Reported, not asserted.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -22,7 +22,7 @@ import { gzipSync } from 'node:zlib'
 import { chromium, type Browser } from 'playwright-core'
 import { indexAllQueuedDocuments } from '../src/search/indexer.js'
 import { generateLedger } from './lib/generate-ledger.js'
-import { freshSqlite, openAnotherContext, perSecond, timed } from './support.js'
+import { freshSqlite, openAnotherContext, perSecond, serveBuilt, timed } from './support.js'
 
 const ROWS = Number(process.env.COFFER_BENCH_DASHBOARD_ROWS ?? 1_000_000)
 const LOADS = Number(process.env.COFFER_BENCH_DASHBOARD_LOADS ?? 7)
@@ -31,7 +31,6 @@ const BUNDLE_TARGET_BYTES = 300_000
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const WEB = join(ROOT, 'dist/web')
-const CLI = join(ROOT, 'dist/cli.js')
 
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
@@ -88,54 +87,6 @@ function benchBundle(): void {
     `  target: < ${(BUNDLE_TARGET_BYTES / 1000).toFixed(0)} KB gzip: ${(total / 1000).toFixed(1)} KB ` +
       `(${((total / BUNDLE_TARGET_BYTES) * 100).toFixed(0)}% of it) ${total < BUNDLE_TARGET_BYTES ? 'ok' : 'MISSES TARGET'}`,
   )
-}
-
-interface Served {
-  url: string
-  stop(): Promise<void>
-}
-
-/** `coffer serve` (the built program) on the ledger; resolves once it logs "listening on". */
-function serve(dir: string, path: string): Promise<Served> {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith('SERVICE_')) env[name] = value
-  }
-  Object.assign(env, {
-    SERVICE_DATABASE_PATH: path,
-    SERVICE_DATA_DIR: join(dir, 'data'),
-    SERVICE_SERVER_ADDR: '127.0.0.1:0',
-    SERVICE_SYNC_INTERVAL: '0',
-    SERVICE_LOG_FORMAT: 'json',
-    SERVICE_LOG_ACCESS: 'false',
-  })
-  const child: ChildProcess = spawn(process.execPath, [CLI, 'serve'], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  return new Promise((resolve, reject) => {
-    let output = ''
-    const heard = (chunk: Buffer) => {
-      output += chunk.toString('utf8')
-      const found = /listening on (http:\/\/[^\s"]+)/.exec(output)
-      if (!found) return
-      child.stdout!.off('data', heard)
-      child.stdout!.resume()
-      resolve({
-        url: found[1]!,
-        async stop() {
-          child.kill('SIGTERM')
-          await exited
-        },
-      })
-    }
-    child.stdout!.on('data', heard)
-    child.stderr!.resume()
-    child.once('exit', (code) =>
-      reject(new Error(`coffer serve exited (${code}): ${output.slice(-2000)}`)),
-    )
-  })
 }
 
 /**
@@ -213,7 +164,7 @@ async function benchFirstList(): Promise<void> {
     const indexing = await timed(() => indexAllQueuedDocuments(ctx.ledger))
     await ctx.close()
 
-    const server = await serve(db.dir, db.path)
+    const server = await serveBuilt(db.dir, db.path)
     const browser = await chromium.launch({
       executablePath: chromiumPath(),
       args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],

@@ -9,12 +9,9 @@
 // search.workers = 0 (searches on the main thread, as before the read pool) and
 // once with the default pool. Target: healthz and the list page p99 under
 // 100 ms during the mix.
-import { spawn, type ChildProcess } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
-import { join } from 'node:path'
 import { indexAllQueuedDocuments } from '../src/search/indexer.js'
 import { generateLedger } from './lib/generate-ledger.js'
-import { freshSqlite, openAnotherContext, perSecond, timed } from './support.js'
+import { freshSqlite, openAnotherContext, perSecond, serveBuilt, timed } from './support.js'
 
 const ROWS = Number(process.env.COFFER_BENCH_SEARCH_LOAD_ROWS ?? 200_000)
 /** How long each phase (probe alone, probe beside the mix) runs. */
@@ -33,56 +30,8 @@ const MIX = [
   'netflix OR spotify OR comcast',
 ]
 
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url))
-
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
-}
-
-interface Served {
-  url: string
-  child: ChildProcess
-  stop(): Promise<void>
-}
-
-/** Starts `coffer serve` on the database; resolves once it logs "listening on". */
-function serve(dir: string, path: string, workers: string | null): Promise<Served> {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith('SERVICE_')) env[name] = value
-  }
-  Object.assign(env, {
-    SERVICE_DATABASE_PATH: path,
-    SERVICE_DATA_DIR: join(dir, 'data'),
-    SERVICE_SERVER_ADDR: '127.0.0.1:0',
-    SERVICE_SYNC_INTERVAL: '0',
-    SERVICE_LOG_FORMAT: 'json',
-    SERVICE_LOG_ACCESS: 'false',
-    ...(workers === null ? {} : { SERVICE_SEARCH_WORKERS: workers }),
-  })
-  const child = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  return new Promise((resolve, reject) => {
-    let output = ''
-    const heard = (chunk: Buffer) => {
-      output += chunk.toString('utf8')
-      const found = /listening on (http:\/\/[^\s"]+)/.exec(output)
-      if (!found) return
-      child.stdout.off('data', heard)
-      child.stdout.resume()
-      resolve({
-        url: found[1]!,
-        child,
-        async stop() {
-          child.kill('SIGTERM')
-          await exited
-        },
-      })
-    }
-    child.stdout.on('data', heard)
-    child.stderr.resume()
-    child.once('exit', (code) => reject(new Error(`coffer serve exited (${code}): ${output}`)))
-  })
 }
 
 async function timedGet(url: string): Promise<number> {
@@ -131,7 +80,11 @@ interface Figures {
 }
 
 async function measure(dir: string, path: string, workers: string | null): Promise<Figures> {
-  const server = await serve(dir, path, workers)
+  const server = await serveBuilt(
+    dir,
+    path,
+    workers === null ? {} : { SERVICE_SEARCH_WORKERS: workers },
+  )
   try {
     // Warm: every query once (page cache, worker start).
     await Promise.all(

@@ -1,9 +1,11 @@
 // Shared pieces of the benchmarks: temp databases built by the real migrations
 // (a SQLite file or a PostgreSQL schema), timing, and a uniform report line
 // (figure, same-run baseline, ratio).
+import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { Writable } from 'node:stream'
 import pg from 'pg'
 import { openServiceContext } from '../src/app.js'
@@ -210,4 +212,62 @@ export async function databaseBytes(db: BenchDb, ctx: ServiceContext): Promise<n
 
 export function mebibytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(0)} MiB`
+}
+
+/** The built program (npm run bench builds it first). */
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url))
+
+export interface Served {
+  url: string
+  child: ChildProcess
+  stop(): Promise<void>
+}
+
+/**
+ * `coffer serve` (the built program) on the ledger at `path`, with extra SERVICE_*
+ * variables in `env`; resolves once it logs "listening on".
+ */
+export function serveBuilt(
+  dir: string,
+  path: string,
+  extraEnv: Record<string, string> = {},
+): Promise<Served> {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith('SERVICE_')) env[name] = value
+  }
+  Object.assign(env, {
+    SERVICE_DATABASE_PATH: path,
+    SERVICE_DATA_DIR: join(dir, 'data'),
+    SERVICE_SERVER_ADDR: '127.0.0.1:0',
+    SERVICE_SYNC_INTERVAL: '0',
+    SERVICE_LOG_FORMAT: 'json',
+    SERVICE_LOG_ACCESS: 'false',
+    ...extraEnv,
+  })
+  const child = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  return new Promise((resolve, reject) => {
+    let output = ''
+    const heard = (chunk: Buffer) => {
+      output += chunk.toString('utf8')
+      const found = /listening on (http:\/\/[^\s"]+)/.exec(output)
+      if (!found) return
+      child.stdout.off('data', heard)
+      child.stdout.resume()
+      resolve({
+        url: found[1]!,
+        child,
+        async stop() {
+          child.kill('SIGTERM')
+          await exited
+        },
+      })
+    }
+    child.stdout.on('data', heard)
+    child.stderr.resume()
+    child.once('exit', (code) =>
+      reject(new Error(`coffer serve exited (${code}): ${output.slice(-2000)}`)),
+    )
+  })
 }
