@@ -180,6 +180,8 @@ export async function openDashboard(
   const watch = (page: Page) => {
     page.on('console', (message) => {
       if (message.type() !== 'error') return
+      // Once the test has stopped the server, a page still polling it fails to connect.
+      if (server.child.killed || server.child.exitCode !== null) return
       const text = message.text()
       // Chromium logs every non-2xx fetch as a console error; the answers a test
       // provokes (a 400 for a bad query, a 409) are the service speaking, not the page failing.
