@@ -35,11 +35,11 @@ test('the list sorts newest first or oldest first, kept in the address', async (
   const order = page.getByRole('group', { name: 'Sort order' })
   const newest = order.getByRole('button', { name: 'Newest first' })
   const oldest = order.getByRole('button', { name: 'Oldest first' })
-  const firstRow = () =>
-    page
-      .getByRole('link', { name: /^Purchase \d\d$/ })
-      .first()
-      .textContent()
+  const firstLink = () => page.getByRole('link', { name: /^Purchase \d\d$/ }).first()
+  const firstRow = () => firstLink().textContent()
+  // The list shown until the new page arrives may hold the awaited row further
+  // down: wait for it at the top.
+  const untilFirst = (name: string) => firstLink().filter({ hasText: name }).waitFor()
 
   await dash.goto('/transactions')
   assert.equal(await newest.getAttribute('aria-pressed'), 'true')
@@ -49,14 +49,14 @@ test('the list sorts newest first or oldest first, kept in the address', async (
 
   await oldest.click()
   await page.waitForURL(/[?&]order=asc\b/)
-  await page.getByRole('link', { name: 'Purchase 01' }).waitFor()
+  await untilFirst('Purchase 01')
   assert.equal(await firstRow(), 'Purchase 01')
   assert.equal(await oldest.getAttribute('aria-pressed'), 'true')
   await dash.screenshot('sort-order-oldest')
 
   // The next page continues oldest first (by its cursor).
   await page.getByRole('button', { name: 'Next' }).click()
-  await page.getByRole('link', { name: 'Purchase 51' }).waitFor()
+  await untilFirst('Purchase 51')
   assert.equal(await firstRow(), 'Purchase 51')
   assert.equal(await page.getByRole('link', { name: 'Purchase 50' }).count(), 0)
 
@@ -67,14 +67,14 @@ test('the list sorts newest first or oldest first, kept in the address', async (
   await page.getByLabel('From').fill('2024-02-01')
   await page.waitForURL(/since=2024-02-01/)
   assert.match(page.url(), /[?&]order=asc\b/)
-  await page.getByRole('link', { name: 'Purchase 32' }).waitFor()
+  await untilFirst('Purchase 32')
   assert.equal(await firstRow(), 'Purchase 32')
 
   // From the keyboard: back to newest first, and the address is bare of order again.
   await newest.focus()
   await page.keyboard.press('Enter')
   await page.waitForURL((url) => !url.search.includes('order='))
-  await page.getByRole('link', { name: 'Purchase 60' }).waitFor()
+  await untilFirst('Purchase 60')
   assert.equal(await firstRow(), 'Purchase 60')
   assert.equal(await newest.getAttribute('aria-pressed'), 'true')
 
