@@ -137,6 +137,20 @@ function assertColumn(
   }
 }
 
+/**
+ * Does `act`, then waits for the summary it asks for (a request whose address
+ * holds `part`) to be answered and drawn: until then the page may still show the
+ * previous sums under the same caption (aria-busy marks them).
+ */
+async function summarizedAfter(page: Page, part: string, act: () => Promise<void>) {
+  const answered = page.waitForResponse(
+    (r) => r.url().includes('/api/v1/transactions/summary?') && r.url().includes(part),
+  )
+  await act()
+  await answered
+  await page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached' })
+}
+
 async function waitForTable(page: Page, caption: RegExp, firstCell?: string) {
   const table = page.getByRole('table', { name: caption })
   await table.waitFor()
@@ -255,7 +269,7 @@ test('reports: income and spending, spending by label, balance over time, all ex
   await page.getByLabel('Currency', { exact: true }).selectOption('USD')
   const search = page.getByRole('searchbox', { name: 'Filter the reports' })
   await search.fill('category:food')
-  await search.press('Enter')
+  await summarizedAfter(page, 'q=category%3Afood', () => search.press('Enter'))
   await page.waitForURL(/q=category%3Afood/)
   await page.waitForLoadState('networkidle')
   flows = await readTable(await waitForTable(page, /Income, spending and net per month \(USD\)/))
@@ -297,7 +311,9 @@ test('reports: weeks and years, an empty ledger, and dark mode', async (t) => {
   const usd = transactions.filter((tx) => currencyOf.get(tx.account_id) === 'USD')
   assertColumn(years, 'Net', () => sum(usd.map((tx) => units(tx.amount))))
 
-  await page.getByLabel('Period', { exact: true }).selectOption('week')
+  await summarizedAfter(page, 'period=week', async () => {
+    await page.getByLabel('Period', { exact: true }).selectOption('week')
+  })
   await page.waitForURL(/period=week/)
   const weeks = await readTable(
     await waitForTable(page, /Income, spending and net per week \(USD\)/),
