@@ -14,6 +14,23 @@ export interface TransactionFilter {
   until?: string | undefined
 }
 
+/**
+ * The list filters of a request (list, search, summary): only the filter's own
+ * fields. The account is given apart: only an account's own list takes one.
+ */
+export function transactionFilterOf(
+  input: Omit<TransactionFilter, 'account_id'>,
+  accountId?: string,
+): TransactionFilter {
+  return {
+    ...(accountId === undefined ? {} : { account_id: accountId }),
+    label_key: input.label_key,
+    label_value: input.label_value,
+    since: input.since,
+    until: input.until,
+  }
+}
+
 const DAY_ONLY = /^\d{4}-\d{2}-\d{2}$/
 
 /** `since` is inclusive; `until` is inclusive, and a bare day includes that whole day. */

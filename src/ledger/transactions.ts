@@ -20,6 +20,7 @@ import {
   inKeysetOrder,
   transactionListScope,
   type TransactionFilter,
+  transactionFilterOf,
 } from './transaction-query.js'
 
 export interface TransactionListInput extends KeysetPageInput, TransactionFilter {}
@@ -67,13 +68,7 @@ export async function listTransactions(
   ctx: ServiceContext,
   input: TransactionListInput,
 ): Promise<TransactionList> {
-  const filter: TransactionFilter = {
-    account_id: input.account_id,
-    label_key: input.label_key,
-    label_value: input.label_value,
-    since: input.since,
-    until: input.until,
-  }
+  const filter = transactionFilterOf(input, input.account_id)
   const page = resolveKeysetPage(input, transactionListScope('transactions', filter))
   const db = ctx.db.kysely
   const { rows, next_cursor } = await transactionPage(db, filter, page)

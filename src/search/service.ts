@@ -12,6 +12,7 @@ import {
   inKeysetOrder,
   transactionListScope,
   type TransactionFilter,
+  transactionFilterOf,
 } from '../ledger/transaction-query.js'
 import { keysetPageOf, resolveKeysetPage, type KeysetPageInput } from '../page.js'
 import { matches } from './match.js'
@@ -82,12 +83,7 @@ export async function searchWith(deps: SearchDeps, input: SearchInput): Promise<
   throwIfClosing(deps.closing)
   const text = input.q ?? ''
   const query = parseQueryText(text)
-  const filter: TransactionFilter = {
-    label_key: input.label_key,
-    label_value: input.label_value,
-    since: input.since,
-    until: input.until,
-  }
+  const filter = transactionFilterOf(input)
   // A cursor is bound to the query text as well as to the filters.
   const page = resolveKeysetPage(input, [transactionListScope('search', filter), text])
   const { limit, offset } = page

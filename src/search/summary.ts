@@ -18,7 +18,7 @@ import type { DbExecutor } from '../db/schema.js'
 import { DecimalSum, addScaled, formatScaled, parseDecimal, type Scaled } from '../decimal.js'
 import { Invalid } from '../errors.js'
 import { canonicalLabelKey } from '../ledger/labels.js'
-import type { TransactionFilter } from '../ledger/transaction-query.js'
+import { transactionFilterOf, type TransactionFilter } from '../ledger/transaction-query.js'
 import type { ServiceContext } from '../context.js'
 import type { SummaryInput, SummaryJson } from '../schemas/summary.js'
 import { throwIfClosing } from '../signals.js'
@@ -78,12 +78,7 @@ export async function summarizeWith(deps: SummaryDeps, input: SummaryInput): Pro
   const byLabel = groupBy === 'label' ? canonicalLabelKey(input.by_label!) : null
   const text = input.q ?? ''
   const query = parseQueryText(text)
-  const filter: TransactionFilter = {
-    label_key: input.label_key,
-    label_value: input.label_value,
-    since: input.since,
-    until: input.until,
-  }
+  const filter = transactionFilterOf(input)
   const db = deps.db
   const textContext = await loadTextContext(db, query)
   const narrowing = narrowingFor(db, query, { text: textContext })

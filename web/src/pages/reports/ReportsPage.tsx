@@ -9,6 +9,7 @@ import { api } from '../../api/client.js'
 import { BarChart } from '../../charts/BarChart.js'
 import { ChartTable, Legend } from '../../charts/ChartFrame.js'
 import { LineChart } from '../../charts/LineChart.js'
+import { DateRange } from '../../components/DateRange.js'
 import { ErrorNote } from '../../components/ErrorNote.js'
 import { Money } from '../../components/Money.js'
 import { QueryInput } from '../../components/QueryInput.js'
@@ -83,22 +84,7 @@ function Controls({
           <option value="year">Year</option>
         </select>
       </Field>
-      <label>
-        From
-        <input
-          type="date"
-          value={filters.since}
-          onChange={(e) => onChange({ ...filters, since: e.currentTarget.value })}
-        />
-      </label>
-      <label>
-        To
-        <input
-          type="date"
-          value={filters.until}
-          onChange={(e) => onChange({ ...filters, until: e.currentTarget.value })}
-        />
-      </label>
+      <DateRange filters={filters} onChange={onChange} />
       {currencies.length > 1 ? (
         <Field id="report-currency" label="Currency">
           <select

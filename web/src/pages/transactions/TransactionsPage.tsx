@@ -4,6 +4,7 @@
 import { useLocation } from 'preact-iso'
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import { api, ApiError, type Result } from '../../api/client.js'
+import { DateRange } from '../../components/DateRange.js'
 import { ErrorNote } from '../../components/ErrorNote.js'
 import { IfWrite } from '../../components/Guard.js'
 import { FIRST_PAGE, Pager, type PagerState } from '../../components/Pager.js'
@@ -182,24 +183,7 @@ function Filters({
           />
         </label>
       ) : null}
-      <label>
-        From
-        <input
-          aria-label="From"
-          type="date"
-          value={filters.since}
-          onChange={(e) => onChange({ ...filters, since: e.currentTarget.value })}
-        />
-      </label>
-      <label>
-        To
-        <input
-          aria-label="To"
-          type="date"
-          value={filters.until}
-          onChange={(e) => onChange({ ...filters, until: e.currentTarget.value })}
-        />
-      </label>
+      <DateRange filters={filters} onChange={onChange} />
       {hasFilters(filters) ? (
         <button
           type="button"
