@@ -274,6 +274,9 @@ function BalanceReport({
   const account = accounts.value.get(filters.account) ?? list[0] ?? null
   // Every transaction after the first period counts toward the balances before
   // it: no search query and no end date here, only the start.
+  // The sums travel with what they were asked for: while another account's (or
+  // period's) are still on their way, the last ones are not drawn as this one's.
+  const askedFor = `${account?.id ?? ''}|${filters.period}|${filters.since}`
   const summary = useApi(
     (signal) =>
       account === null
@@ -286,12 +289,12 @@ function BalanceReport({
               since: filters.since,
             },
             signal,
-          }),
-    [account?.id, filters.period, filters.since],
+          }).then((result) => ({ result, askedFor })),
+    [askedFor],
   )
   const data = useMemo(() => {
-    if (!summary.data || account === null) return null
-    const groups = summary.data.groups.filter((g) => g.key === account.id)
+    if (!summary.data || account === null || summary.data.askedFor !== askedFor) return null
+    const groups = summary.data.result.groups.filter((g) => g.key === account.id)
     return balanceSeries(groups, account.balance, filters.period, {
       from: filters.since,
       to: filters.until,
@@ -347,6 +350,8 @@ function BalanceReport({
             currency={account.currency}
           />
         </div>
+      ) : summary.loading ? (
+        <p class="loading">Loading…</p>
       ) : null}
     </>
   )
