@@ -3,10 +3,10 @@
 // imports count for both). docs/architecture.md draws the same picture.
 //
 //   L7 the program: app.ts (composition root) and cli.ts (its entry, `coffer`)
-//   L6 doors: http/, mcp/, the commands (sync/cli.ts, mcp/stdio.ts)
-//   L5 sync/ (but its cli.ts), sources/, webhooks/, auth/
-//   L4 search/, rules/
-//   L3 ledger/, context.ts, secrets/
+//   L6 doors: http/, mcp/, the commands (sync/cli.ts, export/cli.ts, mcp/stdio.ts), supervisor/
+//   L5 sync/ (but its cli.ts), sources/, webhooks/, auth/, update/
+//   L4 search/, rules/, export/ (but its cli.ts)
+//   L3 ledger/, context.ts, secrets/, settings/
 //   L2 events/
 //   L1 db/
 //   L0 foundation: config/, schemas/, errors.ts, log.ts, metrics.ts, clock.ts,
@@ -24,15 +24,18 @@ const LAYERS = [
   },
   { name: 'L1 db/', path: '^src/db/' },
   { name: 'L2 events/', path: '^src/events/' },
-  { name: 'L3 ledger/, context.ts, secrets/', path: '^src/(ledger/|secrets/|context\\.ts$)' },
-  { name: 'L4 search/, rules/', path: '^src/(search|rules)/' },
   {
-    name: 'L5 sync/, sources/, webhooks/, auth/',
-    path: '^src/(sync/(?!cli\\.ts$)|sources/|webhooks/|auth/)',
+    name: 'L3 ledger/, context.ts, secrets/, settings/',
+    path: '^src/(ledger/|secrets/|settings/|context\\.ts$)',
+  },
+  { name: 'L4 search/, rules/, export/', path: '^src/((search|rules)/|export/(?!cli\\.ts$))' },
+  {
+    name: 'L5 sync/, sources/, webhooks/, auth/, update/',
+    path: '^src/(sync/(?!cli\\.ts$)|sources/|webhooks/|auth/|update/)',
   },
   {
-    name: 'L6 doors (http/, mcp/, command modules)',
-    path: '^src/(http/|mcp/|cli/|sync/cli\\.ts$)',
+    name: 'L6 doors (http/, mcp/, command modules, supervisor/)',
+    path: '^src/(http/|mcp/|cli/|supervisor/|(sync|export)/cli\\.ts$)',
   },
   { name: 'L7 the program (app.ts, cli.ts)', path: '^src/(app|cli)\\.ts$' },
 ]

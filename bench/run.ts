@@ -4,11 +4,13 @@ import { benchCsvImport } from './csv-import.js'
 import { benchDashboard } from './dashboard.js'
 import { benchEthereumSync } from './ethereum-sync.js'
 import { benchEventLatency } from './event-latency.js'
+import { benchExport } from './export.js'
 import { benchLedgerWrite } from './ledger-write.js'
 import { benchList } from './list.js'
 import { benchRulesRun } from './rules-run.js'
 import { benchSearch } from './search.js'
 import { benchSearchLoad } from './search-load.js'
+import { benchSummary } from './summary.js'
 import { benchWebhooks } from './webhooks.js'
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
@@ -20,8 +22,10 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'rules-run': benchRulesRun,
   search: benchSearch,
   'search-load': benchSearchLoad,
+  summary: benchSummary,
   list: benchList,
   dashboard: benchDashboard,
+  export: benchExport,
 }
 
 const wanted = process.argv.slice(2)

@@ -5,16 +5,20 @@
 // process gets the same context without the doors importing this file.
 import type { Logger } from 'pino'
 import { Auth } from './auth/index.js'
-import { isLoopbackAddr, splitHostPort, type Config } from './config/index.js'
+import { isLoopbackAddr, splitHostPort, type Config, type ConfigSource } from './config/index.js'
 import { openContext, type OpenOptions, type ServiceContext } from './context.js'
 import { EventRetention } from './events/retention.js'
 import type { SseStreams } from './http/sse.js'
 import type { App } from './http/types.js'
 import type { Clock } from './clock.js'
 import { rulesOnNewTransactions } from './rules/new-transactions.js'
-import { SearchIndexer, searchDocumentsOfNewTransactions } from './search/indexer.js'
+import { derivedDataWorkers } from './search/derived.js'
+import { searchDocumentsOfNewTransactions } from './search/indexer.js'
+import { summaryDaysOfNewTransactions } from './search/rollups.js'
 import { SearchPool } from './search/pool/pool.js'
+import { applyStoredSettings, Settings } from './settings/service.js'
 import { SyncService } from './sync/index.js'
+import { UpdateService, type RestartRequest } from './update/index.js'
 import { WebhookDelivery } from './webhooks/index.js'
 
 /**
@@ -27,8 +31,18 @@ export async function openServiceContext(
   options: OpenOptions = {},
 ): Promise<ServiceContext> {
   const ctx = await openContext(config, options)
+  // CONTRACT 10: stored settings win over the file and the environment.
+  if (options.source) {
+    try {
+      await applyStoredSettings(ctx, options.source)
+    } catch (error) {
+      await ctx.close()
+      throw error
+    }
+  }
   // What every insert of transactions also does, in its unit of work (ledger/unit-of-work.ts).
   ctx.ledger.registerInsertStep(searchDocumentsOfNewTransactions)
+  ctx.ledger.registerInsertStep(summaryDaysOfNewTransactions)
   ctx.ledger.registerInsertStep(rulesOnNewTransactions(ctx.log))
   return ctx
 }
@@ -39,6 +53,17 @@ export class StartupError extends Error {
 
 export interface StartOptions {
   config: Config
+  /** The file and environment `config` was read from (settings load them again with stored values). */
+  source: ConfigSource
+  /**
+   * Called once POST /system/restart (or an applied POST /update, with the
+   * swap's journal) has answered: the caller (cli.ts) drains this app and
+   * starts it again, in this process or, into a new release, as a new one.
+   * Without it, both routes answer 503.
+   */
+  onRestart?: (request?: RestartRequest) => void
+  /** Delay of the first release feed check (CONTRACT 10: 15 s); tests shorten it. */
+  firstUpdateCheckMs?: number
   /** Whether server.base_url was given, or derived from server.addr (then it follows the real port). */
   baseUrlGiven?: boolean
   clock?: Clock
@@ -59,6 +84,10 @@ export interface RunningApp {
   sse: SseStreams
   /** Webhook delivery (tests wait on it with whenSettled). */
   webhooks: WebhookDelivery
+  /** The release feed check and self-update. */
+  update: UpdateService
+  /** Editable settings (CONTRACT 10). */
+  settings: Settings
   /**
    * Stops everything, in order (docs/architecture.md "Shutdown"): the closing
    * signal first, so that long work in flight ends at its next step.
@@ -93,8 +122,10 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     // service without the HTTP stack, and start faster and smaller for it.
     const { buildHttpServer } = await import('./http/server.js')
     const { MCP_ROUTES } = await import('./mcp/http.js')
+    const update = new UpdateService(ctx)
+    const settings = new Settings(ctx, options.source)
     const { app, sse } = await buildHttpServer(
-      { ctx, auth, sync, searches },
+      { ctx, auth, sync, searches, settings, update, restart: options.onRestart ?? null },
       config.mcp.enabled ? MCP_ROUTES : [],
     )
     const { host, port } = splitHostPort(config.server.addr)
@@ -106,7 +137,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     if (!options.baseUrlGiven) config.server.base_url = url
     const webhooks = new WebhookDelivery(ctx)
     const retention = new EventRetention(ctx)
-    const searchIndexer = new SearchIndexer(ctx)
+    const derivedData = derivedDataWorkers(ctx)
     try {
       await webhooks.start()
       // Marks runs of a dead process as interrupted, then starts the schedule.
@@ -117,7 +148,8 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
       throw error
     }
     retention.start()
-    searchIndexer.start()
+    derivedData.start()
+    update.start(options.firstUpdateCheckMs)
     // Last, once everything runs: tests and scripts take this line as "ready"
     // (CONTRACT 5), and the CLI installs its signal handlers right after.
     log.info(`listening on ${url}`)
@@ -136,6 +168,8 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
       http: app,
       sse,
       webhooks,
+      update,
+      settings,
       get closingStep() {
         return closingStep
       },
@@ -145,6 +179,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
         // A search or a rules run's read phase ends at its next page with a 503,
         // a sync after its current unit; new requests are answered 503.
         ctx.signals.beginClosing()
+        update.stop()
         step('http: finishing requests, closing streams')
         await app.close()
         // Searches in flight answered 503 when closing began; the workers end.
@@ -156,9 +191,9 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
         // Before the context closes: in-flight deliveries and the cursor need the database.
         step('webhooks: finishing deliveries')
         await webhooks.stop()
-        step('event retention and search indexer')
+        step('event retention, search indexer and summary rollups')
         await retention.stop()
-        await searchIndexer.stop()
+        await derivedData.stop()
         step('database: closing')
         await ctx.close()
         closingStep = 'done'

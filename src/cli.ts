@@ -1,14 +1,18 @@
 #!/usr/bin/env node
-// The `coffer` program (CONTRACT 1): serve, sync, mcp, migrate, token. The
+// The `coffer` program (CONTRACT 1): serve, sync, mcp, migrate, token, and the
+// ops commands backup, restore, healthcheck (docs/operations.md). The
 // program's entry, so it sits on top with the composition root (app.ts): it hands
 // app.ts's openServiceContext to `coffer sync` and `coffer mcp`, which load
 // without the HTTP stack.
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { openServiceContext, startApp, StartupError } from './app.js'
+import type { Logger } from 'pino'
+import { openServiceContext, startApp, StartupError, type RunningApp } from './app.js'
 import { generateDashboardToken } from './auth/dashboard-token.js'
 import { ConfigError, defaultConfigPath, loadConfig, type LoadResult } from './config/index.js'
 import { commandLogger, createLogger } from './log.js'
+import { relaunch, reportListening } from './supervisor/index.js'
+import type { RestartRequest } from './update/index.js'
 
 const HELP = `coffer — a self-hosted financial ledger
 
@@ -20,9 +24,17 @@ Commands:
   mcp       Serve MCP over stdio
   migrate   Apply database migrations and exit
   token     Print a freshly generated dashboard token for dashboard.token
+  export    Stream transactions as csv, jsonl, ledger or beancount (coffer export --help)
+  backup <file> [--portable]
+            Write a consistent snapshot of the running service's database
+  restore <file>
+            Load a backup into an empty database
+  healthcheck
+            Exit 0 when GET /readyz at server.addr answers 200
 
 Options:
-  --config <path>  TOML configuration (default: ./coffer.toml when it exists)
+  --config <path>  TOML configuration (default: $COFFER_CONFIG, else ./coffer.toml
+                   when it exists)
   --help           Show this help
   --version        Show the version
 
@@ -36,7 +48,9 @@ function version(): string {
 }
 
 function readConfig(path: string | undefined): LoadResult {
-  const file = path ?? defaultConfigPath(process.cwd())
+  // --config wins over COFFER_CONFIG, which wins over ./coffer.toml.
+  const fromEnv = process.env.COFFER_CONFIG || undefined
+  const file = path ?? fromEnv ?? defaultConfigPath(process.cwd())
   return loadConfig({ file, env: process.env })
 }
 
@@ -47,29 +61,46 @@ function readConfig(path: string | undefined): LoadResult {
 const SHUTDOWN_DEADLINE_MS = 9_000
 const SHUTDOWN_CLOSE_DB_MS = 500
 
-async function serve(loaded: LoadResult): Promise<void> {
-  const { config } = loaded
-  const logger = commandLogger(loaded)
-  const app = await startApp({
-    config,
-    logger,
-    baseUrlGiven: loaded.origins['server.base_url'] !== 'default',
-  })
-  let stopping = false
-  const stop = (signal: string) => {
-    if (stopping) {
-      // A second signal: the operator does not want to wait.
-      logger.warn({ signal, step: app.closingStep }, 'shutdown: second signal, exiting now')
-      process.exit(1)
-    }
-    stopping = true
-    logger.info(
-      { signal, deadline_ms: SHUTDOWN_DEADLINE_MS },
-      'shutting down (a second signal exits at once)',
-    )
+/**
+ * `coffer serve`: runs the service until SIGINT or SIGTERM. POST /system/restart
+ * and an applied POST /update (CONTRACT 10) drain it like a signal, then run the
+ * same command again as a new process under the same PID (src/supervisor/), on
+ * the same address: docs/operations.md "Restart".
+ */
+async function serve(configPath: string | undefined): Promise<void> {
+  interface Running {
+    app: RunningApp
+    logger: Logger
+    /** Resolves when POST /system/restart, or an applied POST /update, has answered. */
+    restartAsked: Promise<RestartRequest | undefined>
+    draining: Promise<void> | null
+  }
+
+  const start = async (): Promise<Running> => {
+    const loaded = readConfig(configPath)
+    const logger = commandLogger(loaded)
+    let ask: (request?: RestartRequest) => void = () => {}
+    const restartAsked = new Promise<RestartRequest | undefined>((resolve) => (ask = resolve))
+    const app = await startApp({
+      config: loaded.config,
+      source: loaded.source,
+      logger,
+      baseUrlGiven: loaded.origins['server.base_url'] !== 'default',
+      onRestart: (request) => ask(request),
+    })
+    reportListening(app.url)
+    return { app, logger, restartAsked, draining: null }
+  }
+
+  /** Closes the running app (once, whoever asks), bounded like a shutdown. */
+  const drain = (running: Running, reason: string): Promise<void> => {
+    if (running.draining) return running.draining
+    const { app, logger } = running
+    logger.info({ reason, deadline_ms: SHUTDOWN_DEADLINE_MS }, `${reason}: draining`)
     // The bound (docs/architecture.md "Shutdown"): whatever is still running at
     // the deadline is left; committed data is safe (SQLite WAL, PostgreSQL).
-    setTimeout(() => {
+    // For a restart too: the process then exits 1, and a supervisor starts it.
+    const deadline = setTimeout(() => {
       logger.error(
         { step: app.closingStep, deadline_ms: SHUTDOWN_DEADLINE_MS },
         'shutdown: deadline reached, exiting with work still running',
@@ -77,8 +108,24 @@ async function serve(loaded: LoadResult): Promise<void> {
       const exit = () => process.exit(1)
       setTimeout(exit, SHUTDOWN_CLOSE_DB_MS).unref()
       app.ctx.db.close().then(exit, exit)
-    }, SHUTDOWN_DEADLINE_MS).unref()
-    app.close().then(
+    }, SHUTDOWN_DEADLINE_MS)
+    deadline.unref()
+    running.draining = app.close().finally(() => clearTimeout(deadline))
+    return running.draining
+  }
+
+  const current = await start()
+  let stopping = false
+  const stop = (signal: string) => {
+    const { app, logger } = current
+    if (stopping) {
+      // A second signal: the operator does not want to wait.
+      logger.warn({ signal, step: app.closingStep }, 'shutdown: second signal, exiting now')
+      process.exit(1)
+    }
+    stopping = true
+    logger.info({ signal }, 'shutting down (a second signal exits at once)')
+    drain(current, signal).then(
       () => {
         logger.info('shutdown complete')
         process.exit(0)
@@ -91,6 +138,22 @@ async function serve(loaded: LoadResult): Promise<void> {
   }
   process.on('SIGINT', () => stop('SIGINT'))
   process.on('SIGTERM', () => stop('SIGTERM'))
+
+  const request = await current.restartAsked
+  if (stopping) return
+  // Nothing else may hold the event loop between the close and the relaunch.
+  const keepAlive = setInterval(() => {}, 1_000)
+  const reason = request?.journal ? 'update' : 'restart'
+  try {
+    await drain(current, reason)
+  } finally {
+    clearInterval(keepAlive)
+  }
+  if (stopping) return
+  // The same command as a new process (src/supervisor/): the code on disk (a new
+  // release after an update), the config file, the environment and the stored
+  // settings are all read afresh. Only a signal ends what follows.
+  await relaunch({ reason, journal: request?.journal }, current.logger)
 }
 
 async function migrate(loaded: LoadResult): Promise<void> {
@@ -101,12 +164,18 @@ async function migrate(loaded: LoadResult): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<number> {
+  // export takes options of its own (and --config among them).
+  if (argv[0] === 'export') {
+    const { runExportCommand } = await import('./export/cli.js')
+    return runExportCommand(argv.slice(1), readConfig, openServiceContext)
+  }
   const { values, positionals } = parseArgs({
     args: argv,
     options: {
       config: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
+      portable: { type: 'boolean' },
     },
     allowPositionals: true,
   })
@@ -124,8 +193,9 @@ async function main(argv: string[]): Promise<number> {
       console.log(generateDashboardToken())
       return 0
     case 'serve':
-      await serve(readConfig(values.config))
-      return -1 // keeps running until a signal
+      // Resolves only when a signal stops it (the process then exits).
+      await serve(values.config)
+      return -1
     case 'migrate':
       await migrate(readConfig(values.config))
       return 0
@@ -138,6 +208,20 @@ async function main(argv: string[]): Promise<number> {
       const { runMcpStdio } = await import('./mcp/stdio.js')
       await runMcpStdio(readConfig(values.config), openServiceContext)
       return 0
+    }
+    case 'backup': {
+      const { runBackupCommand } = await import('./cli/backup.js')
+      return runBackupCommand(readConfig(values.config), positionals[1], {
+        portable: values.portable ?? false,
+      })
+    }
+    case 'restore': {
+      const { runRestoreCommand } = await import('./cli/backup.js')
+      return runRestoreCommand(readConfig(values.config), positionals[1])
+    }
+    case 'healthcheck': {
+      const { runHealthcheckCommand } = await import('./cli/healthcheck.js')
+      return runHealthcheckCommand(readConfig(values.config))
     }
     default:
       console.error(`coffer: unknown command "${command}"\n\n${HELP}`)

@@ -6,7 +6,7 @@
 // app.ts's openServiceContext (openContext plus what sits above the ledger), which
 // cli.ts hands to `coffer sync` and `coffer mcp`.
 import type { Logger } from 'pino'
-import type { Config } from './config/index.js'
+import type { Config, ConfigSource } from './config/index.js'
 import { openDatabase, type Db } from './db/connect.js'
 import { migrateToLatest } from './db/migrate.js'
 import { EventBus } from './events/bus.js'
@@ -37,6 +37,11 @@ export interface ServiceContext {
 export interface OpenOptions {
   clock?: Clock | undefined
   logger?: Logger | undefined
+  /**
+   * The file and environment `config` was read from: given, app.ts's
+   * openServiceContext puts the stored settings over them (settings/).
+   */
+  source?: ConfigSource | undefined
 }
 
 /** How a command opens its context (app.ts openServiceContext, passed in by cli.ts). */

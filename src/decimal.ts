@@ -84,10 +84,22 @@ export function formatUnits(units: bigint, decimals: number): string {
   return formatScaled({ units, scale: decimals })
 }
 
+// Powers of ten as BigInt, computed once: summing many groups rescales often.
+const POWERS_OF_TEN = Array.from({ length: 40 }, (_, n) => 10n ** BigInt(n))
+
+function powerOfTen(n: number): bigint {
+  return POWERS_OF_TEN[n] ?? 10n ** BigInt(n)
+}
+
+/** `units` (at `from` fraction digits) rescaled to `to` >= from digits. */
+function rescale(units: bigint, from: number, to: number): bigint {
+  return from === to ? units : units * powerOfTen(to - from)
+}
+
 // Both values rescaled to the larger scale, so their units compare and add directly.
 function align(a: Scaled, b: Scaled): [bigint, bigint, number] {
   const scale = Math.max(a.scale, b.scale)
-  return [a.units * 10n ** BigInt(scale - a.scale), b.units * 10n ** BigInt(scale - b.scale), scale]
+  return [rescale(a.units, a.scale, scale), rescale(b.units, b.scale, scale), scale]
 }
 
 /** a + b, exactly, at the larger of their scales. */
@@ -242,16 +254,18 @@ export class DecimalSum {
     return { units: x + y, scale }
   }
 
-  /** The magnitude summed on one side (0: inflow, 1: outflow). */
+  /** The magnitude summed on one side (0: inflow, 1: outflow), at the largest scale added. */
   #total(side: 0 | 1): Scaled {
-    let total = this.#big[side]
-    for (const [scale, units] of this.#small[side]!.entries()) {
-      if (units !== 0) {
-        const [x, y, s] = align(total, { units: BigInt(units), scale })
-        total = { units: x + y, scale: s }
-      }
+    const big = this.#big[side]
+    const small = this.#small[side]!
+    let scale = big.scale
+    for (let s = scale + 1; s <= SMALL_DIGITS; s++) if (small[s] !== 0) scale = s
+    let units = rescale(big.units, big.scale, scale)
+    for (let s = 0; s <= SMALL_DIGITS; s++) {
+      const part = small[s]!
+      if (part !== 0) units += rescale(BigInt(part), s, scale)
     }
-    return total
+    return { units, scale }
   }
 
   #addBig(side: 0 | 1, units: bigint, scale: number): void {

@@ -70,3 +70,13 @@ export class TooManyRequests extends ServiceError {
     super(message)
   }
 }
+
+/** 422: the input is well-formed but cannot be used (a release whose checksum does not match). */
+export class Unprocessable extends ServiceError {
+  readonly status = 422
+}
+
+/** 502: a server this one depends on failed (a release download). */
+export class BadGateway extends ServiceError {
+  readonly status = 502
+}

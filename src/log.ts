@@ -57,21 +57,37 @@ export function formatTextLine(line: string): string {
   return stack ? `${head}\n${stack}` : head
 }
 
+// The format of each logger createLogger made: a stored log.format applies at once
+// (settings/), so the format is read at every line, not fixed at creation.
+const FORMATS = new WeakMap<Logger, { format: LogFormat }>()
+
 export function createLogger(options: {
   level: string
   format: LogFormat
   destination?: NodeJS.WritableStream
 }): Logger {
   const destination = options.destination ?? process.stdout
-  if (options.format === 'json') return pino({ level: options.level, base: undefined }, destination)
-  const text = new Writable({
+  const state = { format: options.format }
+  const out = new Writable({
     write(chunk: Buffer, _encoding, callback) {
-      const lines = chunk.toString('utf8').split('\n').filter(Boolean)
-      for (const line of lines) destination.write(formatTextLine(line) + '\n')
+      if (state.format === 'json') {
+        destination.write(chunk)
+      } else {
+        const lines = chunk.toString('utf8').split('\n').filter(Boolean)
+        for (const line of lines) destination.write(formatTextLine(line) + '\n')
+      }
       callback()
     },
   })
-  return pino({ level: options.level, base: undefined }, text)
+  const logger = pino({ level: options.level, base: undefined }, out)
+  FORMATS.set(logger, state)
+  return logger
+}
+
+/** Switches a logger of createLogger to `format` from its next line (a no-op for others). */
+export function setLogFormat(logger: Logger, format: LogFormat): void {
+  const state = FORMATS.get(logger)
+  if (state) state.format = format
 }
 
 /**

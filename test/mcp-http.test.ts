@@ -53,6 +53,9 @@ const TOOL_NAMES = [
   'list_api_keys',
   'create_api_key',
   'revoke_api_key',
+  'list_settings',
+  'set_setting',
+  'reset_setting',
 ]
 
 async function rest(app: TestApp, method: string, path: string, body?: unknown) {

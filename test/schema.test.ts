@@ -20,9 +20,12 @@ const IGNORED_TABLES = new Set(['kysely_migration', 'kysely_migration_lock', 'sq
 
 // The search index is engine-specific by design (migration 0004, docs/search.md):
 // SQLite keeps an FTS5 trigram table and REAL amount indexes, PostgreSQL pg_trgm
-// GIN indexes and a numeric amount index. Everything else must match.
-const SQLITE_ONLY_TABLE = /^search_/
+// GIN indexes and a numeric amount index. The summary rollups (migration 0008,
+// docs/search.md "Rollups") exist only on SQLite: PostgreSQL sums the rows in the
+// database. Everything else must match.
+const SQLITE_ONLY_TABLE = /^(search|summary)_/
 const SQLITE_ONLY_INDEXES = new Set(['transactions_amount_real', 'transactions_date_amount_real'])
+const SQLITE_ONLY_INDEX = /^summary_/
 const POSTGRES_ONLY_INDEXES = new Set([
   'transactions_amount_numeric',
   'transactions_text_trgm',
@@ -58,18 +61,18 @@ function sqliteShape(path: string): Shape {
       }>
     )
       .map((i) => i.name)
-      .filter((name) => !SQLITE_ONLY_INDEXES.has(name))
+      .filter((name) => !SQLITE_ONLY_INDEXES.has(name) && !SQLITE_ONLY_INDEX.test(name))
     return { columns: columns.sort(), indexes: indexes.sort() }
   } finally {
     db.close()
   }
 }
 
-function sqliteSearchObjects(path: string): string[] {
+function sqliteObjectsNamed(path: string, prefix: string): string[] {
   const db = new SqliteDatabase(path, { readonly: true })
   try {
     return (
-      db.prepare(`select name from sqlite_master where name like 'search%'`).all() as Array<{
+      db.prepare(`select name from sqlite_master where name like ?`).all(`${prefix}%`) as Array<{
         name: string
       }>
     ).map((r) => r.name)
@@ -137,7 +140,11 @@ test(
       assert.deepEqual(postgres.columns, sqlite.columns)
       assert.deepEqual(postgres.indexes, sqlite.indexes)
       // The engine-specific search objects exist where they should.
-      assert.ok(sqliteSearchObjects(join(dir, 'c.db')).includes('search_text'))
+      assert.ok(sqliteObjectsNamed(join(dir, 'c.db'), 'search').includes('search_text'))
+      const rollups = sqliteObjectsNamed(join(dir, 'c.db'), 'summary_')
+      for (const table of ['summary_days', 'summary_months', 'summary_pending']) {
+        assert.ok(rollups.includes(table), `${table} on SQLite`)
+      }
     } finally {
       await dropSchema(schema)
       rmSync(dir, { recursive: true, force: true })

@@ -6,6 +6,7 @@
 // the sums of the search results, the 400s, the MCP tool, the read tier.
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
+import { sql } from 'kysely'
 import { ENGINE, startTestApp, type RequestOptions, type TestAppHandle } from './helpers/app.js'
 import { createAccount, createTransaction } from './helpers/ledger.js'
 import { expectProblem, expectStatus, type Json } from './helpers/http.js'
@@ -448,6 +449,56 @@ test('a query gives the sums of its search results, whether SQL or the matcher d
     await summarizeWith({ db: ledger.app.ctx.db.kysely, onPlan: (p) => (ran = p) }, { q })
     assert.equal(ran, plan, q)
   }
+})
+
+test('a summary without a query is current at once after writes; on SQLite from the rollups once rebuilt', async (t) => {
+  const ledger = await setup(t)
+  const db = ledger.app.ctx.db.kysely
+  const byCategory = { group_by: 'label' as const, by_label: 'category' }
+  const expected = () =>
+    expectedFromSearch(ledger, '', (tx) => (tx.labels as Record<string, string>).category ?? null)
+  const plan = async () => {
+    let ran: SummaryPlan | undefined
+    await summarizeWith({ db, onPlan: (p) => (ran = p) }, { period: 'month', ...byCategory })
+    return ran
+  }
+  const queued = async () =>
+    ENGINE === 'sqlite'
+      ? (await sql<{ n: number }>`select count(*) as n from summary_pending`.execute(db)).rows[0]!.n
+      : 0
+  // The service rebuilds queued days in the background (search/rollups.ts).
+  const rebuilt = async () => {
+    for (let tries = 0; (await queued()) > 0; tries++) {
+      assert.ok(tries < 100, 'the queued days were rebuilt within 10 s')
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }
+  await rebuilt()
+  assert.equal(await plan(), ENGINE === 'sqlite' ? 'rollups' : 'sql')
+  assert.deepEqual((await summary(ledger, byCategory)).groups, await expected())
+
+  // Writes of every kind through the API: the next summary has them, queued or rebuilt.
+  const listed = await expectStatus(ledger.app, 'GET', '/api/v1/transactions?limit=100', 200)
+  const [first, second, third] = listed.transactions as Json[]
+  const path = (tx: Json) => `/api/v1/transactions/${encodeURIComponent(tx.id)}`
+  await expectStatus(ledger.app, 'PUT', path(first), 200, {
+    amount: '-0.000000000000000007',
+    date: '2023-02-28T23:59:59Z',
+    account_id: ledger.accounts.eur,
+  })
+  await expectStatus(ledger.app, 'PUT', `${path(second)}/labels`, 200, {
+    labels: { category: 'moved' },
+  })
+  await expectStatus(ledger.app, 'DELETE', path(third), 204)
+  await createTransaction(ledger.app, {
+    account_id: ledger.accounts.usd,
+    amount: '12.5',
+    date: '2023-02-01T00:00:00Z',
+  })
+  // Right away: on SQLite their days are likely still queued, and summed from the rows.
+  assert.deepEqual((await summary(ledger, byCategory)).groups, await expected(), 'at once')
+  await rebuilt()
+  assert.deepEqual((await summary(ledger, byCategory)).groups, await expected(), 'rebuilt')
 })
 
 test('no match: no groups, on either plan; on SQLite the read pool runs it', async (t) => {

@@ -317,9 +317,18 @@ test('a route that names no tier is refused when the server is built, never open
     tier: undefined as unknown as Route['tier'],
   }
   await assert.rejects(
-    buildHttpServer({ ctx: app.ctx, auth: app.auth, sync: app.sync, searches: app.searches }, [
-      untiered,
-    ]),
+    buildHttpServer(
+      {
+        ctx: app.ctx,
+        auth: app.auth,
+        sync: app.sync,
+        searches: app.searches,
+        settings: app.settings,
+        update: app.update,
+        restart: null,
+      },
+      [untiered],
+    ),
     /GET \/untiered names no tier/,
   )
 })

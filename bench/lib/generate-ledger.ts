@@ -218,6 +218,10 @@ export function generateLedger(path: string, options: { rows: number; seed?: num
     sqlite.exec(
       'insert into search_pending (transaction_id) select id from transactions where true on conflict do nothing',
     )
+    // Their summary days, as the ledger's insert step queues them (src/search/rollups.ts).
+    sqlite.exec(
+      'insert into summary_pending (day, account_id) select distinct substr(date, 1, 10), account_id from transactions where true on conflict do nothing',
+    )
     sqlite.exec('analyze')
   } finally {
     sqlite.close()

@@ -1,7 +1,7 @@
 // Renders the configuration reference (docs/configuration.md) from CONFIG_KEYS,
 // so that the documentation cannot drift from the loader. A test compares the
 // committed file with this output; `npm run docs:config` rewrites it.
-import { CONFIG_KEYS, envName } from './schema.js'
+import { CONFIG_KEYS, envName, isSettable } from './schema.js'
 
 function showDefault(value: unknown): string {
   if (value === null) return '—'
@@ -14,7 +14,8 @@ export function renderConfigDocs(): string {
     '',
     '<!-- Generated from src/config/schema.ts by `npm run docs:config`; do not edit by hand. -->',
     '',
-    'Coffer reads a TOML file (`--config <path>`, default `./coffer.toml` when it exists) and',
+    'Coffer reads a TOML file (`--config <path>`; without it the path in the `COFFER_CONFIG`',
+    'environment variable; without that `./coffer.toml` when it exists) and',
     'then the environment: every key `section.key` can be set with `SERVICE_<SECTION>_<KEY>`,',
     'and the environment wins over the file. Durations are strings such as `"10s"`, `"6h"` or',
     '`"1h30m"`. Unknown keys and wrong types stop start-up with a message naming the key.',
@@ -35,6 +36,14 @@ export function renderConfigDocs(): string {
       `| \`${spec.key}\` | \`${envName(spec.key)}\` | ${kind} | ${showDefault(spec.default)} | ${spec.secret ? 'yes' : ''} | ${spec.title} |`,
     )
   }
+  const keys = (specs: typeof CONFIG_KEYS) => specs.map((s) => '`' + s.key + '`').join(', ')
+  lines.push(
+    '',
+    'Settings (`GET /api/v1/settings`, docs/operations.md): every key can also be stored in the',
+    'database from the dashboard, REST or MCP, and a stored value wins over the environment,',
+    `except ${keys(CONFIG_KEYS.filter((s) => !isSettable(s)))}. A stored value of`,
+    `${keys(CONFIG_KEYS.filter((s) => s.live))} applies at once; any other waits for a restart.`,
+  )
   lines.push(
     '',
     'CSV folders (`[[csv.folders]]`, SPEC 1.3) take `name`, `backend` (`local` or `drive`), `path`,',

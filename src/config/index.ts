@@ -2,7 +2,7 @@
 // typed Config, durations, listen-address checks and secret redaction for GET /config.
 
 export { parseDuration } from './duration.js'
-export { CONFIG_KEYS, envName, findConfigKey, isNullable, splitKey } from './schema.js'
+export { CONFIG_KEYS, envName, findConfigKey, isNullable, isSettable, splitKey } from './schema.js'
 export type { ConfigKeySpec, ConfigKind } from './schema.js'
 export {
   ConfigError,
@@ -15,6 +15,7 @@ export {
 export type {
   Config,
   ConfigOrigin,
+  ConfigSource,
   CsvColumn,
   CsvFolder,
   CsvMapping,

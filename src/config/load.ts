@@ -97,8 +97,16 @@ export interface LoadOptions {
   stored?: Record<string, unknown>
 }
 
+/** Where a configuration was read from: loading it again with stored settings gives the same base. */
+export interface ConfigSource {
+  file: string | null
+  env: Record<string, string | undefined>
+}
+
 export interface LoadResult {
   config: Config
+  /** The file and environment read, to load again with stored settings (settings/). */
+  source: ConfigSource
   /** Non-fatal findings, e.g. SERVICE_* variables that match no key. */
   warnings: string[]
   /** Origin of every dotted key. */
@@ -159,7 +167,7 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
 
   const config = nest(values)
   completeConfig(config, (key) => describeSource(key, origins[key] ?? 'default'))
-  return { config, warnings, origins }
+  return { config, source: { file: options.file ?? null, env }, warnings, origins }
 }
 
 /**

@@ -63,3 +63,11 @@ export function hasSessionLocks(db: DbExecutor): boolean {
 export function sumsDecimalsExactly(db: DbExecutor): boolean {
   return dialectOf(db) === 'postgres'
 }
+
+/**
+ * Whether summaries over everything read sums kept ahead of time (SQLite:
+ * migration 0008, search/rollups.ts). PostgreSQL sums numeric in the database.
+ */
+export function keepsSummaryRollups(db: DbExecutor): boolean {
+  return dialectOf(db) === 'sqlite'
+}

@@ -3,6 +3,7 @@
 // where SQLite and PostgreSQL differ.
 import { sql, type Kysely } from 'kysely'
 import type { Db } from './connect.js'
+import type { Database } from './schema.js'
 import type { MigrationContext } from './migrations/context.js'
 import * as m0001 from './migrations/0001-ledger.js'
 import * as m0002 from './migrations/0002-webhooks.js'
@@ -11,6 +12,8 @@ import * as m0004 from './migrations/0004-search.js'
 import * as m0005 from './migrations/0005-rules.js'
 import * as m0006 from './migrations/0006-webhook-start.js'
 import * as m0007 from './migrations/0007-exact-search-documents.js'
+import * as m0008 from './migrations/0008-summary-rollups.js'
+import * as m0009 from './migrations/0009-settings.js'
 
 interface MigrationModule {
   up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void>
@@ -24,6 +27,8 @@ const MIGRATIONS: ReadonlyArray<[string, MigrationModule]> = [
   ['0005-rules', m0005],
   ['0006-webhook-start', m0006],
   ['0007-exact-search-documents', m0007],
+  ['0008-summary-rollups', m0008],
+  ['0009-settings', m0009],
 ]
 
 export interface AppliedMigration {
@@ -41,7 +46,10 @@ const MIGRATION_LOCK_KEY = 0x436f666d6967
  * it introspects every schema of the database, which races with other schemas
  * being dropped on a shared server.)
  */
-export async function migrateToLatest(db: Db): Promise<AppliedMigration[]> {
+export async function migrateToLatest(
+  db: Db,
+  options: { through?: string | undefined } = {},
+): Promise<AppliedMigration[]> {
   const ctx: MigrationContext = { dialect: db.dialect }
   await db.kysely.schema
     .createTable('coffer_migrations')
@@ -51,7 +59,7 @@ export async function migrateToLatest(db: Db): Promise<AppliedMigration[]> {
     .execute()
     .catch(async (error: unknown) => {
       // Two processes may race on `create table if not exists` on PostgreSQL.
-      if (!(await migrationsTableExists(db))) throw error
+      if (!(await migrationsTableExists(db.kysely))) throw error
     })
   try {
     return await db.kysely.transaction().execute(async (trx) => {
@@ -64,7 +72,11 @@ export async function migrateToLatest(db: Db): Promise<AppliedMigration[]> {
         ),
       )
       const results: AppliedMigration[] = []
+      let stopped = false
       for (const [name, module] of MIGRATIONS) {
+        if (stopped) break
+        // A restore loads its rows at the backup's schema, then migrates the rest.
+        stopped = name === options.through
         if (done.has(name)) {
           results.push({ name, applied: false })
           continue
@@ -83,11 +95,24 @@ export async function migrateToLatest(db: Db): Promise<AppliedMigration[]> {
   }
 }
 
-async function migrationsTableExists(db: Db): Promise<boolean> {
+async function migrationsTableExists(db: Kysely<Database>): Promise<boolean> {
   try {
-    await sql`select 1 from coffer_migrations limit 1`.execute(db.kysely)
+    await sql`select 1 from coffer_migrations limit 1`.execute(db)
     return true
   } catch {
     return false
   }
+}
+
+/** Every migration this Coffer knows, in order. */
+export function knownMigrationNames(): string[] {
+  return MIGRATIONS.map(([name]) => name)
+}
+
+/** The migrations applied to a database, in order (none when it was never migrated). */
+export async function appliedMigrationNames(db: Kysely<Database>): Promise<string[]> {
+  if (!(await migrationsTableExists(db))) return []
+  const { rows } = await sql<{ name: string }>`select name from coffer_migrations`.execute(db)
+  const applied = new Set(rows.map((r) => r.name))
+  return knownMigrationNames().filter((name) => applied.has(name))
 }

@@ -4,6 +4,7 @@ import type { EventTables } from '../events/tables.js'
 import type { LedgerTables } from '../ledger/tables.js'
 import type { RuleTables } from '../rules/tables.js'
 import type { SecretTables } from '../secrets/tables.js'
+import type { SettingTables } from '../settings/tables.js'
 import type { SyncTables } from '../sync/tables.js'
 import type { WebhookTables } from '../webhooks/tables.js'
 
@@ -14,6 +15,7 @@ export interface Database
     AuthTables,
     SyncTables,
     SecretTables,
+    SettingTables,
     WebhookTables,
     RuleTables {}
 

@@ -19,7 +19,9 @@ import type { Tier } from '../auth/decide.js'
 import type { Auth } from '../auth/index.js'
 import type { ServiceContext } from '../context.js'
 import type { SearchPool } from '../search/pool/pool.js'
+import type { Settings } from '../settings/service.js'
 import type { SyncService } from '../sync/index.js'
+import type { RestartRequest, UpdateService } from '../update/index.js'
 import type { SseStreams } from './sse.js'
 
 /**
@@ -32,6 +34,14 @@ export interface RouteDeps {
   searches: SearchPool
   auth: Auth
   sse: SseStreams
+  /** Editable settings (CONTRACT 10). */
+  settings: Settings
+  /**
+   * Asks the program to drain and start again (cli.ts `coffer serve`); null
+   * where nothing would start it again (an app started in-process by a test).
+   */
+  restart: ((request?: RestartRequest) => void) | null
+  update: UpdateService
 }
 
 export type Request<S extends FastifySchema> = FastifyRequest<

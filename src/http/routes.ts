@@ -4,23 +4,29 @@
 // /mcp is mounted by app.ts from mcp/http.ts (MCP_ROUTES) when mcp.enabled.
 import { AccountRoutes as A } from '../schemas/accounts.js'
 import { EventRoutes as E } from '../schemas/events.js'
+import { ExportRoutes as X } from '../schemas/export.js'
 import { RuleRoutes as R } from '../schemas/rules.js'
 import { SecurityRoutes as K } from '../schemas/security.js'
+import { SettingRoutes as Se } from '../schemas/settings.js'
 import { SummaryRoutes as Su } from '../schemas/summary.js'
 import { SourceRoutes as So } from '../schemas/sources.js'
 import { SyncRoutes as Sy } from '../schemas/sync.js'
 import { SystemRoutes as Sys } from '../schemas/system.js'
 import { TransactionRoutes as T } from '../schemas/transactions.js'
+import { UpdateRoutes as U } from '../schemas/update.js'
 import { WebhookRoutes as W } from '../schemas/webhooks.js'
 import { route, type Route } from './route.js'
 import * as accounts from './routes/accounts.js'
 import * as events from './routes/events.js'
+import * as exports from './routes/export.js'
 import * as rules from './routes/rules.js'
 import * as security from './routes/security.js'
+import * as settings from './routes/settings.js'
 import * as sources from './routes/sources.js'
 import * as sync from './routes/sync.js'
 import * as system from './routes/system.js'
 import * as transactions from './routes/transactions.js'
+import * as update from './routes/update.js'
 import * as webhooks from './routes/webhooks.js'
 
 // prettier-ignore
@@ -31,6 +37,8 @@ export const ROUTES: readonly Route[] = [
   route('GET',    '/api/v1/auth',                             'open',  Sys.auth,                system.auth),
   route('GET',    '/api/v1/config',                           'read',  Sys.config,              system.config),
   route('GET',    '/api/v1/openapi.json',                     'open',  Sys.openapi,             system.openapi),
+  route('GET',    '/api/v1/update',                           'read',  U.status,                update.status),
+  route('POST',   '/api/v1/update',                           'admin', U.apply,                 update.apply),
 
   route('GET',    '/api/v1/organizations',                    'read',  A.listOrganizations,     accounts.listOrgs),
   route('GET',    '/api/v1/accounts',                         'read',  A.list,                  accounts.list),
@@ -58,6 +66,7 @@ export const ROUTES: readonly Route[] = [
   route('POST',   '/api/v1/transactions/:id/relationships',   'write', T.addRelationship,       transactions.relate),
   route('DELETE', '/api/v1/transactions/:id/relationships',   'write', T.removeRelationship,    transactions.unrelate),
   route('GET',    '/api/v1/relationships',                    'read',  T.listRelationshipKinds, transactions.relationshipKinds),
+  route('GET',    '/api/v1/export',                           'read',  X.export,                exports.exportTransactionsRoute),
 
   route('GET',    '/api/v1/events',                           'read',  E.list,                  events.list),
   route('GET',    '/api/v1/events/stream',                    'read',  E.stream,                events.stream),
@@ -69,6 +78,13 @@ export const ROUTES: readonly Route[] = [
   route('POST',   '/api/v1/security/api-keys',                'admin', K.createApiKey,          security.createKey),
   route('GET',    '/api/v1/security/api-keys',                'admin', K.listApiKeys,           security.listKeys),
   route('DELETE', '/api/v1/security/api-keys/:id',            'admin', K.revokeApiKey,          security.revokeKey),
+
+  // Admin: SPEC 5.1 names settings and restart among admin powers (4.2 lists the GET with
+  // the reads; docs/decisions.md).
+  route('GET',    '/api/v1/settings',                         'admin', Se.list,                 settings.list),
+  route('PUT',    '/api/v1/settings/:key',                    'admin', Se.set,                  settings.set),
+  route('DELETE', '/api/v1/settings/:key',                    'admin', Se.reset,                settings.reset),
+  route('POST',   '/api/v1/system/restart',                   'admin', Se.restart,              settings.restart),
 
   route('POST',   '/api/v1/sync',                             'write', Sy.trigger,              sync.trigger),
   route('GET',    '/api/v1/sync',                             'read',  Sy.latest,               sync.latest),

@@ -157,3 +157,32 @@ export async function deleteAccount(ctx: ServiceContext, id: string): Promise<vo
     })
   })
 }
+
+/** An account with its organization's name, as exports name it. */
+export interface AccountWithOrganization {
+  id: string
+  name: string
+  currency: string
+  /** null when the organization row is missing. */
+  org_name: string | null
+}
+
+/**
+ * Every account with its organization's name, by id. Exports read the whole
+ * chart of accounts once (accounts are few; transactions are what streams).
+ */
+export async function accountsWithOrganizations(
+  db: DbExecutor,
+): Promise<AccountWithOrganization[]> {
+  return db
+    .selectFrom('accounts')
+    .leftJoin('organizations', 'organizations.id', 'accounts.org_id')
+    .select([
+      'accounts.id as id',
+      'accounts.name as name',
+      'accounts.currency as currency',
+      'organizations.name as org_name',
+    ])
+    .orderBy('accounts.id')
+    .execute()
+}

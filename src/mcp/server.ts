@@ -39,6 +39,10 @@ const COMPILED = new Map<string, CompiledTool>(
   TOOLS.map((t) => [t.name, { ...t, validate: compileStrict(t.inputSchema) }]),
 )
 
+function isOffered(tool: Tool, deps: ToolDeps): boolean {
+  return tool.offered?.(deps) ?? true
+}
+
 /** Text content always; structured content when the body is a JSON object (MCP requires one). */
 export function toolResult(body: unknown, isError = false): CallToolResult {
   const structured =
@@ -59,7 +63,8 @@ export async function callTool(
   input: unknown,
 ): Promise<CallToolResult> {
   const tool = COMPILED.get(name)
-  if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"`)
+  if (!tool || !isOffered(tool, deps))
+    throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"`)
   let body: unknown
   try {
     // As for REST (http/server.ts): PostgreSQL text cannot hold U+0000.
@@ -84,7 +89,7 @@ export async function callTool(
 export function buildMcpServer(deps: ToolDeps): Server {
   const server = new Server({ name: 'coffer', version: VERSION }, { capabilities: { tools: {} } })
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: TOOLS.map((t) => ({
+    tools: TOOLS.filter((t) => isOffered(t, deps)).map((t) => ({
       name: t.name,
       description: t.description,
       inputSchema: t.inputSchema,

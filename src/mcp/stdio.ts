@@ -5,7 +5,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { LoadResult } from '../config/index.js'
 import type { OpenContext } from '../context.js'
 import { commandLogger } from '../log.js'
-import { SearchIndexer } from '../search/indexer.js'
+import { derivedDataWorkers } from '../search/derived.js'
 import { SearchPool } from '../search/pool/pool.js'
 import { SyncService } from '../sync/index.js'
 import { buildMcpServer, refuseInvalidParams } from './server.js'
@@ -18,14 +18,14 @@ import { guardStdin } from './stdin-guard.js'
 export async function runMcpStdio(loaded: LoadResult, open: OpenContext): Promise<void> {
   const { config } = loaded
   const logger = commandLogger(loaded, process.stderr)
-  const ctx = await open(config, { logger })
+  const ctx = await open(config, { logger, source: loaded.source })
   // Not started: the schedule belongs to `coffer serve`; the sync tools still run syncs.
   const sync = new SyncService(ctx)
   const searches = new SearchPool(ctx)
   const server = buildMcpServer({ ctx, sync, searches })
-  // A long-lived process keeps the search index current, as `coffer serve` does.
-  const searchIndexer = new SearchIndexer(ctx)
-  searchIndexer.start()
+  // A long-lived process keeps the search index and summary rollups current, as `coffer serve` does.
+  const derivedData = derivedDataWorkers(ctx)
+  derivedData.start()
   // Lines pass the exact-number guard of HTTP bodies before the SDK parses them.
   const transport: StdioServerTransport = new StdioServerTransport(
     guardStdin(process.stdin, (message) => transport.send(message), logger),
@@ -45,7 +45,7 @@ export async function runMcpStdio(loaded: LoadResult, open: OpenContext): Promis
   await searches.close()
   // Waits for a sync this process started to finish its run record.
   await sync.stop()
-  await searchIndexer.stop()
+  await derivedData.stop()
   await ctx.close()
   // Releases a stdin still open after a signal, so the process can end.
   process.stdin.destroy()

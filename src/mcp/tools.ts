@@ -36,6 +36,7 @@ import { Id } from '../schemas/common.js'
 import { EventListQuery } from '../schemas/events.js'
 import { PreviewBody, RuleBody, RuleListQuery } from '../schemas/rules.js'
 import { CreateApiKeyBody } from '../schemas/security.js'
+import { SetSettingBody, SettingKey } from '../schemas/settings.js'
 import { SourceType } from '../schemas/sources.js'
 import {
   CreateTransactionBody,
@@ -48,6 +49,7 @@ import {
 import { SummaryQuery } from '../schemas/summary.js'
 import { CreateWebhookBody, UpdateWebhookBody } from '../schemas/webhooks.js'
 import type { SyncService } from '../sync/index.js'
+import type { Settings } from '../settings/service.js'
 import { createWebhook, deleteWebhook, listWebhooks, updateWebhook } from '../webhooks/registry.js'
 import { sendTestDelivery } from '../webhooks/send-test.js'
 
@@ -56,6 +58,8 @@ export interface ToolDeps {
   ctx: ServiceContext
   sync: SyncService
   searches: SearchPool
+  /** The running service's settings: on the HTTP transport (admin) only, not over stdio. */
+  settings?: Settings
 }
 
 export interface Tool {
@@ -65,6 +69,8 @@ export interface Tool {
   inputSchema: TObject
   /** Takes arguments already validated against inputSchema; returns the REST response body. */
   call(deps: ToolDeps, input: unknown): Promise<unknown>
+  /** Whether the tool is offered with these deps (listed and callable); always when absent. */
+  offered?(deps: ToolDeps): boolean
 }
 
 function tool<S extends TObject>(
@@ -92,6 +98,22 @@ function withId<P extends TProperties>(body: TObject<P>) {
 /** A query schema as strict tool arguments. */
 function query<P extends TProperties>(schema: TObject<P>) {
   return args(schema.properties)
+}
+
+/**
+ * A settings tool (CONTRACT 10): offered where the transport hands over the
+ * running service's settings, that is over HTTP (admin tier), not over stdio.
+ */
+function settingsTool<S extends TObject>(
+  name: string,
+  description: string,
+  inputSchema: S,
+  call: (settings: Settings, input: Static<S>) => Promise<unknown>,
+): Tool {
+  return {
+    ...tool(name, description, inputSchema, ({ settings }, input) => call(settings!, input)),
+    offered: (deps) => deps.settings !== undefined,
+  }
 }
 
 /** What a DELETE route (204, no body) answers over MCP (docs/decisions.md). */
@@ -345,5 +367,23 @@ export const TOOLS: readonly Tool[] = [
       await revokeApiKey(ctx, input.id)
       return deleted(input.id)
     },
+  ),
+  settingsTool(
+    'list_settings',
+    "List the editable settings: {restart_required, settings: [{key, title, kind, enum?, value, default, origin, secret, set?, restart_required}]}; a secret's value is null. Same as GET /api/v1/settings.",
+    NoArgs,
+    (settings) => settings.list(),
+  ),
+  settingsTool(
+    'set_setting',
+    'Store a setting {key, value} (value with its JSON kind: an int as a number, a duration as "10s"); validated like the config file. Returns {setting, restart_required}. Unknown key: 404; bad value: 400. Same as PUT /api/v1/settings/{key}.',
+    args({ key: SettingKey, ...SetSettingBody.properties }),
+    (settings, input) => settings.set(input.key, input.value),
+  ),
+  settingsTool(
+    'reset_setting',
+    'Remove a stored setting by key, so the file, environment or default applies (a live key at once, another after a restart). Returns {setting, restart_required}. Same as DELETE /api/v1/settings/{key}.',
+    args({ key: SettingKey }),
+    (settings, input) => settings.reset(input.key),
   ),
 ]

@@ -9,20 +9,18 @@
 // the queue only holds what was edited in the last moments. PostgreSQL needs
 // none of this: its trigram indexes are maintained by the database.
 import { sql } from 'kysely'
-import { yieldToEventLoop } from '../clock.js'
 import type { ServiceContext } from '../context.js'
 import { chunksOf } from '../db/bulk.js'
 import { buildsSearchDocuments } from '../db/dialect.js'
 import type { DbExecutor } from '../db/schema.js'
 import type { JsonValue, TransactionJson } from '../ledger/json.js'
+import { fixedBatches, QueueDrainer } from './drainer.js'
 import { extensionText } from './match.js'
 import type { Ledger } from '../ledger/mutate.js'
 import type { InsertStep } from '../ledger/unit-of-work.js'
 
 /** Documents rebuilt per write transaction: short, so that ledger writes interleave. */
 export const SEARCH_INDEX_BATCH = 2000
-/** How often the queue is looked at; it also catches writes by other processes (coffer sync). */
-const POLL_MS = 500
 
 /**
  * The insert step (ledger/unit-of-work.ts) that writes the documents of new
@@ -183,53 +181,18 @@ export async function indexQueuedDocuments(
 }
 
 /** Rebuilds queued documents until none is left; returns how many. */
-export async function indexAllQueuedDocuments(ledger: Pick<Ledger, 'mutate'>): Promise<number> {
-  let total = 0
-  for (;;) {
-    const done = await indexQueuedDocuments(ledger)
-    total += done
-    if (done < SEARCH_INDEX_BATCH) return total
-    // Let requests and ledger writes in between batches.
-    await yieldToEventLoop()
-  }
+export function indexAllQueuedDocuments(ledger: Pick<Ledger, 'mutate'>): Promise<number> {
+  const drainOnce = fixedBatches(SEARCH_INDEX_BATCH, (batch) => indexQueuedDocuments(ledger, batch))
+  return QueueDrainer.drainAll(drainOnce).then((drained) => drained.taken)
 }
 
 /** In `coffer serve` on SQLite: drains the queue whenever it holds something. */
-export class SearchIndexer {
-  private timer: NodeJS.Timeout | null = null
-  private running: Promise<void> = Promise.resolve()
-
-  constructor(private readonly ctx: ServiceContext) {}
-
-  start(): void {
-    if (!buildsSearchDocuments(this.ctx.db.kysely)) return
-    void this.run()
-    this.timer = setInterval(() => void this.run(), POLL_MS)
-    this.timer.unref()
-  }
-
-  /** One pass now; passes never overlap. */
-  run(): Promise<void> {
-    this.running = this.running.then(async () => {
-      try {
-        const started = Date.now()
-        const indexed = await indexAllQueuedDocuments(this.ctx.ledger)
-        if (indexed >= SEARCH_INDEX_BATCH) {
-          this.ctx.log.info(
-            { documents: indexed, ms: Date.now() - started },
-            'search: indexed queued documents',
-          )
-        }
-      } catch (error) {
-        this.ctx.log.error({ err: error }, 'search: indexing queued documents failed')
-      }
-    })
-    return this.running
-  }
-
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer)
-    this.timer = null
-    await this.running
-  }
+export function searchIndexer(ctx: ServiceContext): QueueDrainer {
+  return new QueueDrainer(ctx, {
+    name: 'search',
+    enabled: buildsSearchDocuments(ctx.db.kysely),
+    drainOnce: fixedBatches(SEARCH_INDEX_BATCH, (batch) => indexQueuedDocuments(ctx.ledger, batch)),
+    logged: 'search: indexed queued documents',
+    unit: 'documents',
+  })
 }

@@ -12,18 +12,24 @@
 import { sql, type RawBuilder } from 'kysely'
 import { yieldToEventLoop } from '../clock.js'
 import { GROUP_SUMS_SQL, type GroupSumRow } from '../db/connect.js'
-import { sumsDecimalsExactly } from '../db/dialect.js'
+import { keepsSummaryRollups, sumsDecimalsExactly } from '../db/dialect.js'
 import { inList } from '../db/in-list.js'
 import type { DbExecutor } from '../db/schema.js'
 import { DecimalSum, addScaled, formatScaled, parseDecimal, type Scaled } from '../decimal.js'
 import { Invalid } from '../errors.js'
 import { canonicalLabelKey } from '../ledger/labels.js'
-import { transactionFilterOf, type TransactionFilter } from '../ledger/transaction-query.js'
+import {
+  resolveDateRange,
+  transactionFilterOf,
+  type TransactionFilter,
+} from '../ledger/transaction-query.js'
 import type { ServiceContext } from '../context.js'
 import type { SummaryInput, SummaryJson } from '../schemas/summary.js'
 import { throwIfClosing } from '../signals.js'
+import type { QueryNode } from './ast.js'
 import type { Narrowing } from './narrow.js'
 import { parseQueryText } from './parse.js'
+import { ALL_ROWS, pendingKey, readRollups, wholeDays } from './rollups.js'
 import type { SearchDeps } from './service.js'
 import { candidateQuery, matchingRows, narrowingFor } from './stream.js'
 import { loadTextContext } from './text-context.js'
@@ -33,11 +39,16 @@ export type { SummaryInput, SummaryJson }
 type Period = NonNullable<SummaryInput['period']>
 type GroupBy = 'account' | 'label' | null
 
-/** How a summary ran: in the database, or through the matcher (tests, benchmarks). */
-export type SummaryPlan = 'sql' | 'matcher'
+/**
+ * How a summary ran: from the rollups kept ahead of time, in the database over
+ * the rows, or through the matcher (tests, benchmarks).
+ */
+export type SummaryPlan = 'rollups' | 'sql' | 'matcher'
 
 export interface SummaryDeps extends Pick<SearchDeps, 'db' | 'closing'> {
   onPlan?: ((plan: SummaryPlan) => void) | undefined
+  /** False: never read the rollups (tests compare the plans). */
+  rollups?: boolean | undefined
 }
 
 /** Characters of the stored instant (YYYY-MM-DDTHH:MM:SSZ, UTC) that name the period's group in SQL. */
@@ -80,29 +91,10 @@ export async function summarizeWith(deps: SummaryDeps, input: SummaryInput): Pro
   const query = parseQueryText(text)
   const filter = transactionFilterOf(input)
   const db = deps.db
-  const textContext = await loadTextContext(db, query)
-  const narrowing = narrowingFor(db, query, { text: textContext })
-  let raw: RawGroup[]
-  if (narrowing.exact) {
-    deps.onPlan?.('sql')
-    raw = await summedInSql(db, narrowing, filter, PREFIX[period], byLabel)
-  } else {
-    deps.onPlan?.('matcher')
-    const sums = new GroupSums()
-    const stream = { pause: yieldToEventLoop, signal: deps.closing }
-    for await (const rows of matchingRows(db, query, filter, stream)) {
-      const labels = byLabel === null ? null : await labelValues(db, rows, byLabel)
-      for (const row of rows) {
-        sums.add(
-          row.date.slice(0, PREFIX[period]),
-          row.account_id,
-          labels?.get(row.id) ?? null,
-          row.amount,
-        )
-      }
-    }
-    raw = sums.groups()
-  }
+  let raw =
+    deps.rollups === false ? null : await summedFromRollups(db, query, filter, period, byLabel)
+  if (raw) deps.onPlan?.('rollups')
+  else raw = await summedFromRows(deps, query, filter, PREFIX[period], byLabel)
   return {
     query: text,
     period,
@@ -110,6 +102,88 @@ export async function summarizeWith(deps: SummaryDeps, input: SummaryInput): Pro
     by_label: byLabel,
     groups: await finish(db, raw, period, groupBy),
   }
+}
+
+/**
+ * The sums read from the rollups (search/rollups.ts) where they answer exactly
+ * what was asked: SQLite, no query and no label filter, a range of whole days.
+ * Null otherwise, or while too many days wait to be rebuilt.
+ */
+async function summedFromRollups(
+  db: DbExecutor,
+  query: QueryNode,
+  filter: TransactionFilter,
+  period: Period,
+  byLabel: string | null,
+): Promise<RawGroup[] | null> {
+  if (!keepsSummaryRollups(db) || query.kind !== 'all') return null
+  if (filter.label_key !== undefined || filter.label_value !== undefined) return null
+  const range = wholeDays(resolveDateRange(filter))
+  if (range === null) return null
+  const sums = await oneSnapshot(db, (db) => readRollups(db, range, PREFIX[period], byLabel))
+  if (sums === null) return null
+  const raw: RawGroup[] = []
+  // Per (period, account): every transaction, less those with a value of the label.
+  const unlabelled = new Map<string, RawGroup>()
+  for (const g of sums.entries()) {
+    const group = {
+      prefix: g.start,
+      account: g.account,
+      count: g.count,
+      inflow: g.inflow,
+      outflow: g.outflow,
+    }
+    if (g.key !== ALL_ROWS) raw.push({ ...group, label: g.value })
+    else if (byLabel === null) raw.push({ ...group, label: null })
+    else unlabelled.set(pendingKey(g.start, g.account), { ...group, label: null })
+  }
+  if (byLabel === null) return raw
+  for (const g of [...raw]) {
+    const rest = unlabelled.get(pendingKey(g.prefix, g.account))!
+    rest.count -= g.count
+    rest.inflow = subtractScaled(rest.inflow, g.inflow)
+    rest.outflow = subtractScaled(rest.outflow, g.outflow)
+  }
+  for (const rest of unlabelled.values()) if (rest.count > 0) raw.push(rest)
+  return raw
+}
+
+/**
+ * Runs `read` on one snapshot: a worker's reads already share one transaction;
+ * in the calling thread, holding the connection keeps writes from landing
+ * between its statements.
+ */
+function oneSnapshot<T>(db: DbExecutor, read: (db: DbExecutor) => Promise<T>): Promise<T> {
+  return db.isTransaction ? read(db) : db.connection().execute(read)
+}
+
+function subtractScaled(a: Scaled, b: Scaled): Scaled {
+  return addScaled(a, { units: -b.units, scale: b.scale })
+}
+
+/** The sums of the matching rows: in the database where the narrowing is exact, else through the matcher. */
+async function summedFromRows(
+  deps: SummaryDeps,
+  query: QueryNode,
+  filter: TransactionFilter,
+  prefix: number,
+  byLabel: string | null,
+): Promise<RawGroup[]> {
+  const db = deps.db
+  const narrowing = narrowingFor(db, query, { text: await loadTextContext(db, query) })
+  if (narrowing.exact) {
+    deps.onPlan?.('sql')
+    return summedInSql(db, narrowing, filter, prefix, byLabel)
+  }
+  deps.onPlan?.('matcher')
+  const sums = new GroupSums()
+  const stream = { pause: yieldToEventLoop, signal: deps.closing }
+  for await (const rows of matchingRows(db, query, filter, stream)) {
+    const labels = byLabel === null ? null : await labelValues(db, rows, byLabel)
+    for (const row of rows)
+      sums.add(row.date.slice(0, prefix), row.account_id, labels?.get(row.id) ?? null, row.amount)
+  }
+  return sums.groups()
 }
 
 /** The sums of an exact narrowing, computed by the database in one statement. */

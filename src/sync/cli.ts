@@ -15,7 +15,7 @@ export async function runSyncCommand(loaded: LoadResult, open: OpenContext): Pro
   const { config } = loaded
   // Logs go to stderr: stdout carries the summary.
   const logger = commandLogger(loaded, process.stderr)
-  const ctx = await open(config, { logger })
+  const ctx = await open(config, { logger, source: loaded.source })
   // No schedule here: a running `coffer serve` owns it; this process runs one sync.
   const { engine } = new SyncService(ctx)
   const stopProgress = process.stderr.isTTY ? drawProgress(engine.onProgress.bind(engine)) : null

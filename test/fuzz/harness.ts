@@ -84,6 +84,9 @@ export async function startFuzzApp(t: TestContext): Promise<FuzzApp> {
       SERVICE_CSV_DRIVE_TOKEN_URL: `${local}/token`,
       SERVICE_LOG_LEVEL: 'error',
     },
+    // A restart the fuzz asks for is accepted and not done (an in-process app has
+    // no `coffer serve` around it; test/restart.test.ts restarts a real one).
+    onRestart: () => {},
   })
   const pools = new Pools({
     sourceType: ['csv', 'ethereum', 'aggregator'],

@@ -119,8 +119,10 @@ test(`HTTP fuzz: seeded hostile requests to every OpenAPI operation (seed ${seed
       continue
     }
     tally.count(res.status, res.ms, req.printable, c.strategy)
+    // A 5xx shows the service's last error line (the service logs at level error here).
+    const logged = res.status >= 500 ? `\n    log:     ${app.logs.at(-1)?.slice(0, 600)}` : ''
     for (const what of answerProblems(res, req.method)) {
-      tally.find({ index, what, request: req.printable, answer: describeAnswer(res) })
+      tally.find({ index, what, request: req.printable, answer: describeAnswer(res) + logged })
     }
     // A 202 sync trigger (POST /sync, /sources/{type}/sync, also reached by the
     // 'method' strategy) records its run before answering, and its end (an event)

@@ -43,8 +43,14 @@ export interface TestAppOptions {
   /** Extra SERVICE_* variables, e.g. { SERVICE_DASHBOARD_TOKEN: '…' }. */
   env?: Record<string, string>
   clock?: Clock
+  /** A TOML configuration file to read before the environment. */
+  configFile?: string
   /** Reuse a database (directory or schema) of an earlier app, to test restarts. */
   reuse?: { dir: string; schema: string | null }
+  /** Delay of the first release feed check (15 s in the service). */
+  firstUpdateCheckMs?: number
+  /** What POST /system/restart asks for; without it the route answers 503 (no `coffer serve`). */
+  onRestart?: () => void
 }
 
 export interface TestAppHandle extends TestApp {
@@ -118,7 +124,7 @@ export async function startTestApp(
       : {}),
     ...options.env,
   }
-  const { config } = loadConfig({ file: null, env })
+  const { config, source } = loadConfig({ file: options.configFile ?? null, env })
   const logs: string[] = []
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
@@ -127,7 +133,16 @@ export async function startTestApp(
     },
   })
   const logger = createLogger({ level: config.log.level, format: 'json', destination: sink })
-  const app = await startApp({ config, logger, ...(options.clock ? { clock: options.clock } : {}) })
+  const app = await startApp({
+    config,
+    source,
+    logger,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.onRestart ? { onRestart: options.onRestart } : {}),
+    ...(options.firstUpdateCheckMs !== undefined
+      ? { firstUpdateCheckMs: options.firstUpdateCheckMs }
+      : {}),
+  })
   let stopped = false
   const handle: TestAppHandle = {
     ...app,

@@ -127,6 +127,8 @@ export interface DashboardOptions {
   token?: string
   viewport?: { width: number; height: number }
   colorScheme?: 'light' | 'dark'
+  /** Console errors the test provokes on purpose (a restart refuses connections for a moment). */
+  expectedConsoleErrors?: RegExp
 }
 
 /**
@@ -187,6 +189,7 @@ export async function openDashboard(
       // provokes (a 400 for a bad query, a 409) are the service speaking, not the page failing.
       if (/^Failed to load resource: the server responded with a status of [45]\d\d/.test(text))
         return
+      if (options.expectedConsoleErrors?.test(text)) return
       errors.push(text)
     })
     page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`))

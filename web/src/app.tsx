@@ -19,6 +19,7 @@ import { NewTransactionPage } from './pages/transactions/NewTransactionPage.js'
 import { TransactionPage } from './pages/transactions/TransactionPage.js'
 import { TransactionsPage } from './pages/transactions/TransactionsPage.js'
 import { UnavailablePage } from './pages/unavailable/UnavailablePage.js'
+import { UpdatePage } from './pages/update/UpdatePage.js'
 import { WebhooksPage } from './pages/webhooks/WebhooksPage.js'
 import { authError, authStatus, refreshAuth, signedIn } from './stores/session.js'
 
@@ -75,15 +76,7 @@ function Pages() {
           />
         )}
       />
-      <Route
-        path="/update"
-        component={() => (
-          <UnavailablePage
-            feature="Self-update"
-            detail="This version cannot check for or install updates; upgrade it the way you installed it."
-          />
-        )}
-      />
+      <Route path="/update" component={UpdatePage} />
       <Route default component={NotFound} />
     </Router>
   )

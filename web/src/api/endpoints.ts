@@ -8,16 +8,24 @@ import { AccountRoutes as A } from '../../../src/schemas/accounts.js'
 import { EventRoutes as E } from '../../../src/schemas/events.js'
 import { RuleRoutes as R } from '../../../src/schemas/rules.js'
 import { SecurityRoutes as K } from '../../../src/schemas/security.js'
+import { SettingRoutes as Se } from '../../../src/schemas/settings.js'
 import { SummaryRoutes as S } from '../../../src/schemas/summary.js'
 import { SourceRoutes as So } from '../../../src/schemas/sources.js'
 import { SyncRoutes as Sy } from '../../../src/schemas/sync.js'
 import { SystemRoutes as Sys } from '../../../src/schemas/system.js'
 import { TransactionRoutes as T } from '../../../src/schemas/transactions.js'
+import { UpdateRoutes as U } from '../../../src/schemas/update.js'
 import { WebhookRoutes as W } from '../../../src/schemas/webhooks.js'
 
 export const ENDPOINTS = {
   'GET /auth': Sys.auth,
   'GET /config': Sys.config,
+  'GET /settings': Se.list,
+  'PUT /settings/:key': Se.set,
+  'DELETE /settings/:key': Se.reset,
+  'POST /system/restart': Se.restart,
+  'GET /update': U.status,
+  'POST /update': U.apply,
 
   'GET /organizations': A.listOrganizations,
   'GET /accounts': A.list,

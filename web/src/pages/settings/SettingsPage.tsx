@@ -1,10 +1,12 @@
-// Settings: until editable settings land (issue 14), the effective configuration
-// the service runs with (GET /config, secrets already redacted by the service),
-// one table per section, and where to change it.
+// Settings: the editable settings (admin, EditableSettings.tsx), then the
+// effective configuration the service runs with (GET /config, read tier,
+// secrets already redacted by the service), one table per section.
 import { Fragment } from 'preact'
 import { api } from '../../api/client.js'
 import { ErrorNote } from '../../components/ErrorNote.js'
+import { AdminOnly } from '../../components/Guard.js'
 import { useApi } from '../../components/useApi.js'
+import { EditableSettings } from './EditableSettings.js'
 import './settings.css'
 
 /** A configuration value as a person reads it: text as is, anything else as compact JSON. */
@@ -25,16 +27,16 @@ export function SettingsPage() {
       <div class="page-head">
         <h1>Settings</h1>
       </div>
-      <div class="notice" role="note">
-        <p>
-          <strong>Settings cannot be edited from the dashboard in this version of Coffer.</strong>
-        </p>
-        <p>
-          Below is the configuration the service runs with. Change a value in{' '}
-          <code>coffer.toml</code> or with its <code>SERVICE_&lt;SECTION&gt;_&lt;KEY&gt;</code>{' '}
-          environment variable, then restart the service. Secrets are never shown.
-        </p>
-      </div>
+      <h2>Editable settings</h2>
+      <p class="hint">
+        A stored value wins over <code>coffer.toml</code> and the <code>SERVICE_*</code>{' '}
+        environment. Some apply at once; the others wait for a restart.
+      </p>
+      <AdminOnly>
+        <EditableSettings />
+      </AdminOnly>
+      <h2>Effective configuration</h2>
+      <p class="hint">The configuration the service runs with now. Secrets are never shown.</p>
       <ErrorNote error={config.error} context="Could not load the configuration" />
       {config.loading && !config.data ? <p class="loading">Loading…</p> : null}
       <div class="settings-sections">
