@@ -4,13 +4,13 @@
 //
 //   L7 the program: app.ts (composition root) and cli.ts (its entry, `coffer`)
 //   L6 doors: http/, mcp/, the commands (sync/cli.ts, export/cli.ts, mcp/stdio.ts), supervisor/
-//   L5 sync/ (but its cli.ts), sources/, webhooks/, auth/, update/
+//   L5 sync/ (but its cli.ts), sources/, webhooks/, auth/, update/, plugins/
 //   L4 search/, rules/, export/ (but its cli.ts)
 //   L3 ledger/, context.ts, secrets/, settings/
 //   L2 events/
 //   L1 db/
 //   L0 foundation: config/, schemas/, errors.ts, log.ts, metrics.ts, clock.ts,
-//      async-lock.ts, page.ts, signals.ts
+//      async-lock.ts, page.ts, signals.ts, worker-module.ts
 //
 // One exception: db/schema.ts combines the table types that each folder declares
 // in its tables.ts (DESIGN "Storage"), so it may type-import those files, and
@@ -19,8 +19,8 @@
 /** Layers from the bottom up: a name for the messages, and the paths they hold. */
 const LAYERS = [
   {
-    name: 'L0 foundation (config/, schemas/, errors, log, metrics, clock, async-lock, page, signals, decimal)',
-    path: '^src/(config/|schemas/|(errors|log|metrics|clock|async-lock|page|signals|decimal)\\.ts$)',
+    name: 'L0 foundation (config/, schemas/, errors, log, metrics, clock, async-lock, page, signals, decimal, worker-module)',
+    path: '^src/(config/|schemas/|(errors|log|metrics|clock|async-lock|page|signals|decimal|worker-module)\\.ts$)',
   },
   { name: 'L1 db/', path: '^src/db/' },
   { name: 'L2 events/', path: '^src/events/' },
@@ -30,8 +30,8 @@ const LAYERS = [
   },
   { name: 'L4 search/, rules/, export/', path: '^src/((search|rules)/|export/(?!cli\\.ts$))' },
   {
-    name: 'L5 sync/, sources/, webhooks/, auth/, update/',
-    path: '^src/(sync/(?!cli\\.ts$)|sources/|webhooks/|auth/|update/)',
+    name: 'L5 sync/, sources/, webhooks/, auth/, update/, plugins/',
+    path: '^src/(sync/(?!cli\\.ts$)|sources/|webhooks/|auth/|update/|plugins/)',
   },
   {
     name: 'L6 doors (http/, mcp/, command modules, supervisor/)',

@@ -7,6 +7,7 @@ import { benchEventLatency } from './event-latency.js'
 import { benchExport } from './export.js'
 import { benchLedgerWrite } from './ledger-write.js'
 import { benchList } from './list.js'
+import { benchPlugins } from './plugins.js'
 import { benchRulesRun } from './rules-run.js'
 import { benchSearch } from './search.js'
 import { benchSearchLoad } from './search-load.js'
@@ -26,6 +27,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   list: benchList,
   dashboard: benchDashboard,
   export: benchExport,
+  plugins: benchPlugins,
 }
 
 const wanted = process.argv.slice(2)

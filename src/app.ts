@@ -16,6 +16,7 @@ import { derivedDataWorkers } from './search/derived.js'
 import { searchDocumentsOfNewTransactions } from './search/indexer.js'
 import { summaryDaysOfNewTransactions } from './search/rollups.js'
 import { SearchPool } from './search/pool/pool.js'
+import { PluginService } from './plugins/index.js'
 import { applyStoredSettings, Settings } from './settings/service.js'
 import { SyncService } from './sync/index.js'
 import { UpdateService, type RestartRequest } from './update/index.js'
@@ -88,6 +89,8 @@ export interface RunningApp {
   update: UpdateService
   /** Editable settings (CONTRACT 10). */
   settings: Settings
+  /** Plugins (CONTRACT 9): tests wait on their hooks through plugins.manager.whenHandled. */
+  plugins: PluginService
   /**
    * Stops everything, in order (docs/architecture.md "Shutdown"): the closing
    * signal first, so that long work in flight ends at its next step.
@@ -124,8 +127,9 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     const { MCP_ROUTES } = await import('./mcp/http.js')
     const update = new UpdateService(ctx)
     const settings = new Settings(ctx, options.source)
+    const plugins = new PluginService(ctx, (input) => searches.run(input))
     const { app, sse } = await buildHttpServer(
-      { ctx, auth, sync, searches, settings, update, restart: options.onRestart ?? null },
+      { ctx, auth, sync, searches, settings, update, plugins, restart: options.onRestart ?? null },
       config.mcp.enabled ? MCP_ROUTES : [],
     )
     const { host, port } = splitHostPort(config.server.addr)
@@ -140,11 +144,13 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     const derivedData = derivedDataWorkers(ctx)
     try {
       await webhooks.start()
+      await plugins.start()
       // Marks runs of a dead process as interrupted, then starts the schedule.
       await sync.start()
     } catch (error) {
       await app.close()
       await webhooks.stop()
+      await plugins.stop()
       throw error
     }
     retention.start()
@@ -170,6 +176,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
       webhooks,
       update,
       settings,
+      plugins,
       get closingStep() {
         return closingStep
       },
@@ -191,6 +198,9 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
         // Before the context closes: in-flight deliveries and the cursor need the database.
         step('webhooks: finishing deliveries')
         await webhooks.stop()
+        // Before the context closes: hooks in flight write through the ledger, cursors need the database.
+        step('plugins: finishing hooks, saving cursors, stopping sandboxes')
+        await plugins.stop()
         step('event retention, search indexer and summary rollups')
         await retention.stop()
         await derivedData.stop()

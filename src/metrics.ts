@@ -12,6 +12,8 @@ export interface Metrics {
   webhookDeliveries: Counter<'outcome'>
   webhookAttempts: Counter
   webhookDropped: Counter
+  pluginHookRuns: Counter<'plugin' | 'status'>
+  pluginEgress: Counter<'plugin' | 'outcome'>
   authFailures: Counter
   authRateLimited: Counter
   sseStreams: Gauge
@@ -74,6 +76,19 @@ export function createMetrics(): Metrics {
     webhookDropped: new Counter({
       name: 'service_webhook_deliveries_dropped_total',
       help: 'Webhook jobs dropped because the delivery queue was full.',
+      registers: [registry],
+    }),
+    // CONTRACT 9: every hook run and every network attempt of a plugin is counted.
+    pluginHookRuns: new Counter({
+      name: 'service_plugin_hook_runs_total',
+      help: 'Plugin hook runs, by plugin and outcome (ok, error, timeout, memory).',
+      labelNames: ['plugin', 'status'],
+      registers: [registry],
+    }),
+    pluginEgress: new Counter({
+      name: 'service_plugin_egress_total',
+      help: 'Plugin network attempts, by plugin and outcome (ok, denied, failed).',
+      labelNames: ['plugin', 'outcome'],
       registers: [registry],
     }),
     // docs/security.md: brute force and SSE exhaustion.

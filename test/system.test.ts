@@ -325,6 +325,7 @@ test('a route that names no tier is refused when the server is built, never open
         searches: app.searches,
         settings: app.settings,
         update: app.update,
+        plugins: app.plugins,
         restart: null,
       },
       [untiered],

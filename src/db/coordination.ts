@@ -19,6 +19,17 @@ export async function lockForTransaction(trx: DbExecutor, key: number): Promise<
 }
 
 /**
+ * Holds one transaction row until the unit of work ends, so that two units
+ * changing the same transaction at once (two plugins, a plugin and a person)
+ * take turns: the second reads what the first wrote. On SQLite the write lock
+ * already serializes every writer.
+ */
+export async function lockTransactionRow(trx: DbExecutor, id: string): Promise<void> {
+  if (dialectOf(trx) === 'postgres')
+    await trx.selectFrom('transactions').select('id').where('id', '=', id).forUpdate().execute()
+}
+
+/**
  * Tells every process watching `channel` that something changed; inside a
  * transaction the notice is delivered only if it commits. A no-op on SQLite,
  * whose watchers poll.

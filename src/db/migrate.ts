@@ -14,6 +14,7 @@ import * as m0006 from './migrations/0006-webhook-start.js'
 import * as m0007 from './migrations/0007-exact-search-documents.js'
 import * as m0008 from './migrations/0008-summary-rollups.js'
 import * as m0009 from './migrations/0009-settings.js'
+import * as m0010 from './migrations/0010-plugins.js'
 
 interface MigrationModule {
   up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void>
@@ -29,6 +30,7 @@ const MIGRATIONS: ReadonlyArray<[string, MigrationModule]> = [
   ['0007-exact-search-documents', m0007],
   ['0008-summary-rollups', m0008],
   ['0009-settings', m0009],
+  ['0010-plugins', m0010],
 ]
 
 export interface AppliedMigration {

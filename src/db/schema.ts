@@ -2,6 +2,7 @@
 import type { AuthTables } from '../auth/tables.js'
 import type { EventTables } from '../events/tables.js'
 import type { LedgerTables } from '../ledger/tables.js'
+import type { PluginTables } from '../plugins/tables.js'
 import type { RuleTables } from '../rules/tables.js'
 import type { SecretTables } from '../secrets/tables.js'
 import type { SettingTables } from '../settings/tables.js'
@@ -17,7 +18,8 @@ export interface Database
     SecretTables,
     SettingTables,
     WebhookTables,
-    RuleTables {}
+    RuleTables,
+    PluginTables {}
 
 import { PostgresAdapter, type Kysely, type Transaction } from 'kysely'
 

@@ -18,6 +18,7 @@ import type {
 import type { Tier } from '../auth/decide.js'
 import type { Auth } from '../auth/index.js'
 import type { ServiceContext } from '../context.js'
+import type { PluginService } from '../plugins/index.js'
 import type { SearchPool } from '../search/pool/pool.js'
 import type { Settings } from '../settings/service.js'
 import type { SyncService } from '../sync/index.js'
@@ -42,6 +43,8 @@ export interface RouteDeps {
    */
   restart: ((request?: RestartRequest) => void) | null
   update: UpdateService
+  /** Plugins (CONTRACT 9). */
+  plugins: PluginService
 }
 
 export type Request<S extends FastifySchema> = FastifyRequest<

@@ -14,6 +14,7 @@ import { SyncRoutes as Sy } from '../schemas/sync.js'
 import { SystemRoutes as Sys } from '../schemas/system.js'
 import { TransactionRoutes as T } from '../schemas/transactions.js'
 import { UpdateRoutes as U } from '../schemas/update.js'
+import { PluginRoutes as P } from '../schemas/plugins.js'
 import { WebhookRoutes as W } from '../schemas/webhooks.js'
 import { route, type Route } from './route.js'
 import * as accounts from './routes/accounts.js'
@@ -27,6 +28,7 @@ import * as sync from './routes/sync.js'
 import * as system from './routes/system.js'
 import * as transactions from './routes/transactions.js'
 import * as update from './routes/update.js'
+import * as plugins from './routes/plugins.js'
 import * as webhooks from './routes/webhooks.js'
 
 // prettier-ignore
@@ -117,4 +119,19 @@ export const ROUTES: readonly Route[] = [
   route('DELETE', '/api/v1/rules/:id',                        'write', R.delete,                rules.remove),
   route('POST',   '/api/v1/rules/:id/run',                    'write', R.run,                   rules.run),
   route('POST',   '/api/v1/rules/:id/unapply',                'write', R.unapply,               rules.unapply),
+
+  // Plugins (CONTRACT 9): reads are read tier; rendering runs plugin code and is admin;
+  // actions are write tier (and 503 without a dashboard token, in the handler).
+  route('GET',    '/api/v1/plugins',                          'read',  P.list,                  plugins.list),
+  route('GET',    '/api/v1/plugins/pages',                    'read',  P.pages,                 plugins.pages),
+  route('GET',    '/api/v1/plugins/pages/:name',              'admin', P.renderPage,            plugins.renderPage),
+  route('POST',   '/api/v1/plugins/pages/:name/action',       'write', P.pageAction,            plugins.pageAction),
+  route('GET',    '/api/v1/plugins/registry',                 'admin', P.registry,              plugins.registry),
+  route('POST',   '/api/v1/plugins/registry/:name/install',   'admin', P.install,               plugins.install),
+  route('GET',    '/api/v1/plugins/:id',                      'read',  P.get,                   plugins.get),
+  route('GET',    '/api/v1/plugins/:id/egress',               'admin', P.egress,                plugins.egress),
+  route('POST',   '/api/v1/plugins/:id/enable',               'admin', P.enable,                plugins.enable, { preValidation: plugins.bodyOptional }),
+  route('POST',   '/api/v1/plugins/:id/disable',              'admin', P.disable,               plugins.disable),
+  route('POST',   '/api/v1/plugins/:id/reload',               'admin', P.reload,                plugins.reload),
+  route('DELETE', '/api/v1/plugins/:id',                      'admin', P.uninstall,             plugins.uninstall),
 ]

@@ -7,6 +7,7 @@ import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
 import type { Auth } from '../auth/index.js'
 import type { ServiceContext } from '../context.js'
 import type { RestartRequest, UpdateService } from '../update/index.js'
+import type { PluginService } from '../plugins/index.js'
 import type { SearchPool } from '../search/pool/pool.js'
 import type { Settings } from '../settings/service.js'
 import type { SyncService } from '../sync/index.js'
@@ -67,13 +68,14 @@ export interface HttpDeps {
   sync: SyncService
   searches: SearchPool
   settings: Settings
+  plugins: PluginService
   restart: ((request?: RestartRequest) => void) | null
   update: UpdateService
 }
 
 /** Builds the app with every route of ROUTES, plus `mounted` (app.ts passes /mcp). */
 export async function buildHttpServer(
-  { ctx, auth, sync, searches, settings, update, restart }: HttpDeps,
+  { ctx, auth, sync, searches, settings, update, restart, plugins }: HttpDeps,
   mounted: readonly Route[] = [],
 ): Promise<HttpServer> {
   // Widened so that the instance type matches App (FastifyBaseLogger).
@@ -208,7 +210,7 @@ export async function buildHttpServer(
     { total: ctx.config.events.max_streams, perClient: ctx.config.events.max_streams_per_client },
     ctx.metrics,
   )
-  const deps: RouteDeps = { ctx, sync, searches, auth, sse, settings, update, restart }
+  const deps: RouteDeps = { ctx, sync, searches, auth, sse, settings, update, restart, plugins }
   const webDir = dashboardDir()
   await registerDashboardFiles(app, webDir)
   const routes = [...ROUTES, ...mounted, ...dashboardRoutes(webDir)]

@@ -7,7 +7,7 @@ import { diffExtensions } from './history.js'
 import { writeKeyedValuesInUnit, type KeyedValueKind } from './keyed-values.js'
 import type { JsonValue, TransactionJson } from './json.js'
 import type { UnitOfWork } from './unit-of-work.js'
-import { findTransaction } from './snapshots.js'
+import { findTransactionForChange } from './snapshots.js'
 
 export const EXTENSION_KEYS_MAX = 50
 export const EXTENSION_KEY_MAX = 100
@@ -74,7 +74,7 @@ export async function setTransactionExtensions(
 ): Promise<{ id: string; extensions: Record<string, JsonValue> }> {
   const next = validateExtensions(extensions)
   return ctx.ledger.mutate(async (uow) => {
-    const before = await findTransaction(uow.trx, id)
+    const before = await findTransactionForChange(uow.trx, id)
     if (!before) throw new NotFound(`transaction ${id} not found`)
     const after = await writeExtensionsInUnit(uow, before, next)
     return { id, extensions: after.extensions }

@@ -17,6 +17,8 @@ export interface VersionJson {
   occurred_at: string
   snapshot: TransactionJson
   diff: Diff
+  /** Who made the change when it was not a person or a source (`plugin:<name>`); omitted otherwise. */
+  actor?: string
 }
 
 /** The source-owned and user-editable core fields, in display order. */
@@ -98,7 +100,7 @@ export async function appendVersions(
   await insertRowsChunked(
     uow.trx,
     'transaction_versions',
-    ['transaction_id', 'version', 'kind', 'occurred_at', 'snapshot', 'diff'],
+    ['transaction_id', 'version', 'kind', 'occurred_at', 'snapshot', 'diff', 'actor'],
     versions,
     (v) => {
       const version = (latest.get(v.transaction_id) ?? 0) + 1
@@ -110,6 +112,7 @@ export async function appendVersions(
         uow.now,
         JSON.stringify(v.snapshot),
         JSON.stringify(v.diff),
+        uow.actor ?? null,
       ]
     },
   )
@@ -128,6 +131,7 @@ export async function readVersions(db: DbExecutor, transactionId: string): Promi
     occurred_at: row.occurred_at,
     snapshot: JSON.parse(row.snapshot) as TransactionJson,
     diff: JSON.parse(row.diff) as Diff,
+    ...(row.actor ? { actor: row.actor } : {}),
   }))
 }
 

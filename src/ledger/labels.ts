@@ -7,7 +7,7 @@ import { appendVersions, diffLabels } from './history.js'
 import { writeKeyedValuesInUnit, type KeyedValueKind } from './keyed-values.js'
 import type { TransactionJson } from './json.js'
 import type { UnitOfWork } from './unit-of-work.js'
-import { findTransaction } from './snapshots.js'
+import { findTransaction, findTransactionForChange } from './snapshots.js'
 
 export const LABEL_KEYS_MAX = 50
 export const LABEL_KEY_MAX = 64
@@ -80,7 +80,7 @@ export async function setTransactionLabels(
 ): Promise<{ id: string; labels: Record<string, string> }> {
   const next = validateLabels(labels)
   return ctx.ledger.mutate(async (uow) => {
-    const before = await findTransaction(uow.trx, id)
+    const before = await findTransactionForChange(uow.trx, id)
     if (!before) throw new NotFound(`transaction ${id} not found`)
     const after = await writeLabelsInUnit(uow, before, next)
     return { id, labels: after.labels }

@@ -27,7 +27,10 @@ export class Ledger {
     this.insertSteps.push(step)
   }
 
-  async mutate<T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
+  async mutate<T>(
+    work: (uow: UnitOfWork) => Promise<T>,
+    options: { actor?: string } = {},
+  ): Promise<T> {
     const { db, publisher, clock } = this.deps
     const pending: NewEvent[] = []
     let committed: EventEnvelope[] = []
@@ -38,6 +41,7 @@ export class Ledger {
         trx,
         now,
         insertSteps: this.insertSteps,
+        actor: options.actor,
         emit: (event) => pending.push(event),
         memo<T>(key: symbol, compute: () => T): T {
           if (!memos.has(key)) memos.set(key, compute())

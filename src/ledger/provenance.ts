@@ -42,7 +42,8 @@ export function summarizeDiff(diff: Diff): string {
 
 function summarize(version: VersionJson): string {
   if (version.kind === 'imported') return `imported from ${version.snapshot.source}`
-  return summarizeDiff(version.diff)
+  const by = version.actor?.startsWith('plugin:') ? ` (by plugin ${version.actor.slice(7)})` : ''
+  return summarizeDiff(version.diff) + by
 }
 
 export async function getProvenance(ctx: ServiceContext, id: string): Promise<ProvenanceJson> {

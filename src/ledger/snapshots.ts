@@ -5,6 +5,7 @@ import type { DbExecutor } from '../db/schema.js'
 import { toTransactionJson, type JsonValue, type TransactionJson } from './json.js'
 import type { TransactionRow } from './tables.js'
 import { inList } from '../db/in-list.js'
+import { lockTransactionRow } from '../db/coordination.js'
 
 // Keeps IN (...) lists well under SQLite's bound-parameter limit.
 const ID_CHUNK = 500
@@ -69,6 +70,15 @@ export async function findTransactionRow(
   id: string,
 ): Promise<TransactionRow | undefined> {
   return db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/** findTransaction for a change: the row stays locked until the unit of work ends. */
+export async function findTransactionForChange(
+  trx: DbExecutor,
+  id: string,
+): Promise<TransactionJson | undefined> {
+  await lockTransactionRow(trx, id)
+  return findTransaction(trx, id)
 }
 
 export async function findTransaction(

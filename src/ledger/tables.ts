@@ -66,6 +66,8 @@ export interface TransactionVersionsTable {
   occurred_at: string
   snapshot: string
   diff: string
+  /** Who made the change when it was not a person or a source, e.g. `plugin:merchant-labels`. */
+  actor: string | null
 }
 
 export interface LedgerTables {

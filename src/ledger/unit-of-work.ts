@@ -14,6 +14,8 @@ export interface UnitOfWork {
   memo<T>(key: symbol, compute: () => T): T
   /** The steps that every insert of transactions in this unit runs (Ledger.registerInsertStep). */
   readonly insertSteps: readonly InsertStep[]
+  /** Who makes the change, when not a person or a source (`plugin:<name>`): history keeps it. */
+  readonly actor?: string | undefined
 }
 
 /**

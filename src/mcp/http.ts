@@ -10,8 +10,12 @@ import { route, type Handler, type Route } from '../http/route.js'
 import { McpRoutes as S } from '../schemas/mcp.js'
 import { buildMcpServer, refuseInvalidParams } from './server.js'
 
-const post: Handler<typeof S.post> = async ({ ctx, sync, searches, settings }, req, reply) => {
-  const server = buildMcpServer({ ctx, sync, searches, settings })
+const post: Handler<typeof S.post> = async (
+  { ctx, sync, searches, settings, plugins },
+  req,
+  reply,
+) => {
+  const server = buildMcpServer({ ctx, sync, searches, settings, plugins })
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

@@ -29,11 +29,13 @@ import {
 } from '../ledger/transactions.js'
 import { previewRule, runAllRules, runRule, unapplyRule } from '../rules/run.js'
 import { createRule, deleteRule, getRule, listRules, replaceRule } from '../rules/store.js'
+import type { PluginService } from '../plugins/index.js'
 import type { SearchPool } from '../search/pool/pool.js'
 import { listSources } from '../sync/source-entries.js'
 import { AccountListQuery, CreateAccountBody, UpdateAccountBody } from '../schemas/accounts.js'
 import { Id } from '../schemas/common.js'
 import { EventListQuery } from '../schemas/events.js'
+import { EnableBody, PageParams, PluginParams } from '../schemas/plugins.js'
 import { PreviewBody, RuleBody, RuleListQuery } from '../schemas/rules.js'
 import { CreateApiKeyBody } from '../schemas/security.js'
 import { SetSettingBody, SettingKey } from '../schemas/settings.js'
@@ -60,6 +62,8 @@ export interface ToolDeps {
   searches: SearchPool
   /** The running service's settings: on the HTTP transport (admin) only, not over stdio. */
   settings?: Settings
+  /** The running service's plugins: on the HTTP transport (admin) only, like settings. */
+  plugins?: PluginService
 }
 
 export interface Tool {
@@ -113,6 +117,22 @@ function settingsTool<S extends TObject>(
   return {
     ...tool(name, description, inputSchema, ({ settings }, input) => call(settings!, input)),
     offered: (deps) => deps.settings !== undefined,
+  }
+}
+
+/**
+ * A plugin tool (CONTRACT 9): plugins run in the serving process, so these are
+ * offered over HTTP (admin tier), not over stdio.
+ */
+function pluginTool<S extends TObject>(
+  name: string,
+  description: string,
+  inputSchema: S,
+  call: (plugins: PluginService, input: Static<S>) => Promise<unknown>,
+): Tool {
+  return {
+    ...tool(name, description, inputSchema, ({ plugins }, input) => call(plugins!, input)),
+    offered: (deps) => deps.plugins !== undefined,
   }
 }
 
@@ -385,5 +405,65 @@ export const TOOLS: readonly Tool[] = [
     'Remove a stored setting by key, so the file, environment or default applies (a live key at once, another after a restart). Returns {setting, restart_required}. Same as DELETE /api/v1/settings/{key}.',
     args({ key: SettingKey }),
     (settings, input) => settings.reset(input.key),
+  ),
+  pluginTool(
+    'list_plugins',
+    'List plugins found in plugins.dir: {enabled, plugins: [{id, name, version, description, author, runtime, enabled, state, hooks, capabilities, net_grants, last_status, last_error, last_run_at, last_success_at}]}. Same as GET /api/v1/plugins.',
+    NoArgs,
+    (plugins) => plugins.manager.list(),
+  ),
+  pluginTool(
+    'get_plugin',
+    'One plugin by id (its name). Same as GET /api/v1/plugins/{id}.',
+    args(PluginParams.properties),
+    (plugins, input) => plugins.manager.get(input.id),
+  ),
+  pluginTool(
+    'enable_plugin',
+    'Enable a plugin {id, net_grants?}: net_grants are hosts it may reach although private or over plain http. Returns the plugin. Same as POST /api/v1/plugins/{id}/enable.',
+    args({ ...PluginParams.properties, ...EnableBody.properties }),
+    (plugins, input) => plugins.manager.enable(input.id, input.net_grants ?? []),
+  ),
+  pluginTool(
+    'disable_plugin',
+    'Disable a plugin {id}; its cursor stays, so enabling it again catches up. Same as POST /api/v1/plugins/{id}/disable.',
+    args(PluginParams.properties),
+    (plugins, input) => plugins.manager.disable(input.id),
+  ),
+  pluginTool(
+    'reload_plugin',
+    'Read a plugin folder again and restart its sandbox {id}. Same as POST /api/v1/plugins/{id}/reload.',
+    args(PluginParams.properties),
+    (plugins, input) => plugins.manager.reload(input.id),
+  ),
+  pluginTool(
+    'uninstall_plugin',
+    'Uninstall a plugin {id}: runs onUninstall (bounded), removes its files and stored state. Same as DELETE /api/v1/plugins/{id}.',
+    args(PluginParams.properties),
+    async (plugins, input) => {
+      await plugins.manager.uninstall(input.id)
+      return deleted(input.id)
+    },
+  ),
+  pluginTool(
+    'browse_plugin_registry',
+    'The marketplace index (plugins.registry_url): {available, plugins: [{name, version, description, author, capabilities, installed, installed_version, update_available}]}. Same as GET /api/v1/plugins/registry.',
+    NoArgs,
+    (plugins) => plugins.registry(),
+  ),
+  pluginTool(
+    'install_plugin',
+    'Install or update a plugin from the marketplace {name}; each file is checked (size, SHA-256) before anything is written. A new plugin starts disabled; an update keeps its state and reloads. Same as POST /api/v1/plugins/registry/{name}/install.',
+    args(PageParams.properties),
+    async (plugins, input) => (await plugins.install(input.name)).plugin,
+  ),
+  pluginTool(
+    'render_plugin_page',
+    'Render a plugin page {name, params?}: runs its onPageRender and returns {name, page: {title, blocks}}. Same as GET /api/v1/plugins/pages/{name}.',
+    args({
+      ...PageParams.properties,
+      params: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 1000 }))),
+    }),
+    (plugins, input) => plugins.manager.renderPage(input.name, input.params ?? {}),
   ),
 ]

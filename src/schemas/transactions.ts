@@ -147,6 +147,9 @@ export const History = Type.Object({
       occurred_at: Timestamp,
       snapshot: Transaction,
       diff: Diff,
+      actor: Type.Optional(
+        Type.String({ description: 'Who made the change when a plugin did: `plugin:<name>`.' }),
+      ),
     }),
   ),
 })

@@ -2,11 +2,11 @@
 // one delivery attempt (delivery.ts), health (health.ts), the dispatcher
 // (dispatcher.ts, its cursor in cursor.ts) and test deliveries (send-test.ts).
 // app.ts starts WebhookDelivery: the dispatcher, run by one process at a time
-// when several share a PostgreSQL database (lease.ts).
+// when several share a PostgreSQL database (db/lease.ts).
 import type { ServiceContext } from '../context.js'
 import { hasSessionLocks } from '../db/dialect.js'
 import { deliveryEnabled, WebhookDispatcher, type DispatcherOptions } from './dispatcher.js'
-import { PostgresLease } from './lease.js'
+import { PostgresLease } from '../db/lease.js'
 
 export class WebhookDelivery {
   private dispatcher: WebhookDispatcher | null = null
@@ -29,7 +29,7 @@ export class WebhookDelivery {
       return false
     }
     if (hasSessionLocks(ctx.db.kysely)) {
-      this.lease = new PostgresLease(ctx.config.database.dsn!, ctx.log, {
+      this.lease = new PostgresLease(ctx.config.database.dsn!, ctx.log, 'webhooks', {
         acquired: () => this.run(),
         lost: () => this.halt(),
       })

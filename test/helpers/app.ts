@@ -113,6 +113,7 @@ export async function startTestApp(
     SERVICE_SERVER_ADDR: '127.0.0.1:0',
     SERVICE_DATA_DIR: join(dir, 'data'),
     SERVICE_DATABASE_PATH: join(dir, 'coffer.db'),
+    SERVICE_PLUGINS_DIR: join(dir, 'plugins'),
     SERVICE_LOG_LEVEL: 'info',
     SERVICE_LOG_FORMAT: 'json',
     SERVICE_SYNC_INTERVAL: '0',

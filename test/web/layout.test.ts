@@ -1,7 +1,7 @@
 // The dashboard's frame (issue 13, items 8 and 10): the keyboard alone reaches every
 // page (skip link, `g` shortcuts, `/` for the search box), the phone menu, the dark
 // colour scheme, the settings page (the effective configuration, secrets redacted)
-// and the pages of features this version does not have.
+// and the page for an unknown address.
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
 import { closeBrowser, inPage, openDashboard, PHONE, serve } from '../helpers/browser.js'
@@ -76,7 +76,7 @@ test('dark mode follows prefers-color-scheme', async (t) => {
   await dark.screenshot('layout-dark-transactions')
 })
 
-test('settings show the effective configuration with secrets redacted; a missing feature says so', async (t) => {
+test('settings show the effective configuration with secrets redacted; an unknown page says so', async (t) => {
   const secret = 'explorer-key-that-must-never-show-7f3a'
   const server = await serve(t, {
     SERVICE_ETHEREUM_API_KEY: secret,
@@ -95,7 +95,6 @@ test('settings show the effective configuration with secrets redacted; a missing
   await dash.phone('/settings', 'settings')
 
   for (const [path, heading, says] of [
-    ['/plugins', 'Plugins', /Plugins is not available/],
     ['/no/such/page', 'Not found', /There is no page here/],
   ] as const) {
     await dash.goto(path)

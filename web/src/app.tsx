@@ -8,6 +8,8 @@ import { AccountPage } from './pages/accounts/AccountPage.js'
 import { AccountsPage } from './pages/accounts/AccountsPage.js'
 import { EventsPage } from './pages/events/EventsPage.js'
 import { ApiKeysPage } from './pages/keys/ApiKeysPage.js'
+import { PluginPage } from './pages/plugins/PluginPage.js'
+import { PluginsPage } from './pages/plugins/PluginsPage.js'
 import { ReportsPage } from './pages/reports/ReportsPage.js'
 import { RulePage } from './pages/rules/RulePage.js'
 import { RulesPage } from './pages/rules/RulesPage.js'
@@ -18,7 +20,6 @@ import { SourcesPage } from './pages/sources/SourcesPage.js'
 import { NewTransactionPage } from './pages/transactions/NewTransactionPage.js'
 import { TransactionPage } from './pages/transactions/TransactionPage.js'
 import { TransactionsPage } from './pages/transactions/TransactionsPage.js'
-import { UnavailablePage } from './pages/unavailable/UnavailablePage.js'
 import { UpdatePage } from './pages/update/UpdatePage.js'
 import { WebhooksPage } from './pages/webhooks/WebhooksPage.js'
 import { authError, authStatus, refreshAuth, signedIn } from './stores/session.js'
@@ -58,24 +59,8 @@ function Pages() {
       <Route path="/keys" component={ApiKeysPage} />
       <Route path="/setup" component={SetupPage} />
       <Route path="/settings" component={SettingsPage} />
-      <Route
-        path="/plugins"
-        component={() => (
-          <UnavailablePage
-            feature="Plugins"
-            detail="This version of the service runs no plugins."
-          />
-        )}
-      />
-      <Route
-        path="/ext/:name"
-        component={() => (
-          <UnavailablePage
-            feature="Plugin pages"
-            detail="This version of the service runs no plugins."
-          />
-        )}
-      />
+      <Route path="/plugins" component={PluginsPage} />
+      <Route path="/ext/:name" component={PluginPage} />
       <Route path="/update" component={UpdatePage} />
       <Route default component={NotFound} />
     </Router>

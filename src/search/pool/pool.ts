@@ -7,8 +7,9 @@
 // cannot be shared between connections: there, and with search.workers = 0,
 // searches run in the calling thread as before.
 import { availableParallelism } from 'node:os'
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 import type { ServiceContext } from '../../context.js'
+import { besideModule, startModuleWorker } from '../../worker-module.js'
 import { ShuttingDown, Unavailable } from '../../errors.js'
 import { parseQueryText } from '../parse.js'
 import { searchTransactions, type SearchInput, type SearchResult } from '../service.js'
@@ -29,20 +30,11 @@ import {
 /** How long close() waits for workers to end their search and close their connection. */
 const CLOSE_GRACE_MS = 2_000
 
-// The worker module sits beside this one: worker.js in dist/, worker.ts when the
-// sources run under tsx (tests, `npm run bench`).
-const WORKER_URL = new URL(
-  import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js',
-  import.meta.url,
-)
+// worker.js in dist/, worker.ts when the sources run under tsx (tests, `npm run bench`).
+const WORKER_URL = besideModule(import.meta.url, 'worker')
 
 function startWorker(setup: WorkerSetup): Worker {
-  if (WORKER_URL.pathname.endsWith('.js')) return new Worker(WORKER_URL, { workerData: setup })
-  // Under tsx: Node 20 does not carry --import hooks into workers, so the
-  // worker registers tsx itself before it loads the TypeScript module.
-  const tsx = import.meta.resolve('tsx/esm/api')
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}) })`
-  return new Worker(bootstrap, { eval: true, workerData: setup })
+  return startModuleWorker(WORKER_URL, { workerData: setup })
 }
 
 interface Job {

@@ -6,6 +6,7 @@
 // each key names a route the server serves with that very schema.
 import { AccountRoutes as A } from '../../../src/schemas/accounts.js'
 import { EventRoutes as E } from '../../../src/schemas/events.js'
+import { PluginRoutes as P } from '../../../src/schemas/plugins.js'
 import { RuleRoutes as R } from '../../../src/schemas/rules.js'
 import { SecurityRoutes as K } from '../../../src/schemas/security.js'
 import { SettingRoutes as Se } from '../../../src/schemas/settings.js'
@@ -90,6 +91,19 @@ export const ENDPOINTS = {
   'DELETE /rules/:id': R.delete,
   'POST /rules/:id/run': R.run,
   'POST /rules/:id/unapply': R.unapply,
+
+  'GET /plugins': P.list,
+  'GET /plugins/pages': P.pages,
+  'GET /plugins/pages/:name': P.renderPage,
+  'POST /plugins/pages/:name/action': P.pageAction,
+  'GET /plugins/registry': P.registry,
+  'POST /plugins/registry/:name/install': P.install,
+  'GET /plugins/:id': P.get,
+  'GET /plugins/:id/egress': P.egress,
+  'POST /plugins/:id/enable': P.enable,
+  'POST /plugins/:id/disable': P.disable,
+  'POST /plugins/:id/reload': P.reload,
+  'DELETE /plugins/:id': P.uninstall,
 } as const
 
 export type Endpoint = keyof typeof ENDPOINTS

@@ -3,6 +3,7 @@
 import type { ComponentChildren } from 'preact'
 import { useLocation } from 'preact-iso'
 import { useEffect, useState } from 'preact/hooks'
+import { PluginPagesNav } from '../pages/plugins/PluginPagesNav.js'
 import { dismiss, notices } from '../stores/notices.js'
 import { access, authStatus, signOut } from '../stores/session.js'
 
@@ -133,6 +134,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
             ))}
           </div>
         ))}
+        <PluginPagesNav path={path} />
       </nav>
       <main id="main" tabIndex={-1}>
         {children}

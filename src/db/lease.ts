@@ -1,14 +1,18 @@
 // On PostgreSQL several Coffer processes may share one database (DESIGN "Storage").
-// Only one of them may dispatch webhooks, or every receiver would get each event
-// once per process. The dispatching process holds a session-level advisory lock on
-// a connection of its own; the others try again every few seconds and take over
+// Some work must run in one of them only: webhook dispatch (or every receiver would
+// get each event once per process), plugin hooks (or each would run once per
+// process). The process doing it holds a session-level advisory lock on a
+// connection of its own; the others try again every few seconds and take over
 // when that connection ends (a stop, a crash, a lost network).
 import pg from 'pg'
 import type { Logger } from 'pino'
 
 export const LEASE_RETRY_MS = 3_000
-// Any constant works; with the schema's hash it names one lock per database schema.
-const LEASE_LOCK_CLASS = 0x436f66
+/** One lease per kind of work; with the schema's hash each names one lock per database schema. */
+export const LEASES = {
+  webhooks: { lockClass: 0x436f66, holds: 'dispatches webhooks' },
+  plugins: { lockClass: 0x436f67, holds: 'runs plugin hooks' },
+} as const
 
 export interface LeaseHooks {
   acquired(): Promise<void>
@@ -23,6 +27,7 @@ export class PostgresLease {
   constructor(
     private readonly dsn: string,
     private readonly log: Logger,
+    private readonly work: keyof typeof LEASES,
     private readonly hooks: LeaseHooks,
   ) {}
 
@@ -65,7 +70,7 @@ export class PostgresLease {
       await client.connect()
       const { rows } = await client.query<{ ok: boolean }>(
         'select pg_try_advisory_lock($1, hashtext(current_schema())) as ok',
-        [LEASE_LOCK_CLASS],
+        [LEASES[this.work].lockClass],
       )
       if (!rows[0]?.ok || this.stopped) {
         await client.end().catch(() => undefined)
@@ -73,20 +78,20 @@ export class PostgresLease {
         return
       }
     } catch (error) {
-      this.log.warn({ err: error }, 'webhooks: could not try the dispatch lease; retrying')
+      this.log.warn({ err: error }, `${this.work}: could not try the lease; retrying`)
       await client.end().catch(() => undefined)
       this.schedule()
       return
     }
     this.client = client
-    this.log.info('webhooks: this process dispatches webhooks')
+    this.log.info(`${this.work}: this process ${LEASES[this.work].holds}`)
     await this.hooks.acquired()
   }
 
   private onLost(client: pg.Client): void {
     if (this.client !== client) return
     this.client = null
-    this.log.warn('webhooks: lost the dispatch lease; another process may take over')
+    this.log.warn(`${this.work}: lost the lease; another process may take over`)
     void this.hooks.lost().then(() => this.schedule())
   }
 }

@@ -1,0 +1,164 @@
+// Benchmark (issue "Plugins"): (1) hook throughput, events per second through a
+// no-op onTransactionCreate and through one that labels each transaction (the
+// no-op is the baseline); (2) the ledger write rate with 5 enabled plugins
+// against none, in the same run (target: under 10% cost); (3) whether a
+// labelling plugin keeps up with a CSV import: the import's time against the
+// time until the plugin has labelled every row (target: its lag drains within
+// 2× the import time).
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { logHead } from '../src/events/store.js'
+import { createAccount } from '../src/ledger/accounts.js'
+import { ingestBatchInUnit } from '../src/ledger/ingest.js'
+import { createTransaction } from '../src/ledger/transactions.js'
+import { PluginService } from '../src/plugins/index.js'
+import { freshSqlite, perSecond, report, timed, type BenchDb } from './support.js'
+
+const HOOK_EVENTS = Number(process.env.COFFER_BENCH_PLUGIN_EVENTS ?? 5_000)
+const WRITE_ITEMS = Number(process.env.COFFER_BENCH_ITEMS ?? 3_000)
+const IMPORT_ROWS = Number(process.env.COFFER_BENCH_PLUGIN_IMPORT ?? 100_000)
+const BATCH = 2_000
+
+const NOOP = 'export function onTransactionCreate(event) {}'
+const LABELLER = `export async function onTransactionCreate(event) {
+  const description = (event.data.description || '').toLowerCase()
+  await coffer.applyLabels(event.entity_id, { category: description.includes('coffee') ? 'coffee' : 'other' })
+}`
+
+function txn(i: number) {
+  return {
+    id: `csv:bench-${i}`,
+    account_id: 'csv:bench',
+    amount: `-${(i % 9973) + 1}.${String(i % 100).padStart(2, '0')}`,
+    date: `2024-${String((i % 12) + 1).padStart(2, '0')}-${String((i % 28) + 1).padStart(2, '0')}`,
+    description: i % 3 === 0 ? `Coffee ${i}` : `Store ${i}`,
+  }
+}
+
+async function ingestRows(db: BenchDb, from: number, count: number): Promise<void> {
+  for (let start = from; start < from + count; start += BATCH) {
+    const size = Math.min(BATCH, from + count - start)
+    await db.ctx.ledger.mutate((uow) =>
+      ingestBatchInUnit(uow, {
+        source: 'csv',
+        organizations: [{ id: 'csv:bank', name: 'Bank' }],
+        accounts: [
+          { id: 'csv:bench', org_id: 'csv:bank', name: 'Bench', currency: 'USD', balance: '0' },
+        ],
+        transactions: Array.from({ length: size }, (_, i) => txn(start + i)),
+      }),
+    )
+  }
+}
+
+/** A service context with `plugins` (name → hook code) installed and enabled. */
+async function withPlugins(
+  label: string,
+  plugins: Record<string, string>,
+): Promise<{ db: BenchDb; service: PluginService }> {
+  const db = await freshSqlite(label)
+  const dir = join(db.dir, 'plugins')
+  db.ctx.config.plugins.dir = dir
+  for (const [name, code] of Object.entries(plugins)) {
+    mkdirSync(join(dir, name), { recursive: true })
+    writeFileSync(
+      join(dir, name, 'plugin.toml'),
+      `name = "${name}"\nversion = "1.0.0"\nhooks = ["onTransactionCreate"]\ncapabilities = ["labels:write"]\n`,
+    )
+    writeFileSync(join(dir, name, 'main.js'), code)
+  }
+  const service = new PluginService(db.ctx, () => Promise.reject(new Error('no search here')))
+  await service.start()
+  for (const name of Object.keys(plugins)) {
+    const plugin = await service.manager.enable(name)
+    if (plugin.state !== 'loaded')
+      throw new Error(`bench: ${name} did not load: ${plugin.last_error}`)
+  }
+  return { db, service }
+}
+
+async function hookRate(code: string): Promise<number> {
+  const { db, service } = await withPlugins('plugin-hooks', { hook: code })
+  try {
+    await ingestRows(db, 0, 200) // warm-up
+    await service.manager.whenHandled('hook', await logHead(db.ctx.db.kysely))
+    await ingestRows(db, 200, HOOK_EVENTS)
+    const head = await logHead(db.ctx.db.kysely)
+    const { ms } = await timed(() => service.manager.whenHandled('hook', head))
+    return perSecond(HOOK_EVENTS, ms)
+  } finally {
+    await service.stop()
+    await db.dispose()
+  }
+}
+
+async function writeRate(enabledPlugins: number): Promise<number> {
+  const plugins = Object.fromEntries(
+    Array.from({ length: enabledPlugins }, (_, i) => [`noop-${i}`, NOOP]),
+  )
+  const { db, service } = await withPlugins(`plugin-write-${enabledPlugins}`, plugins)
+  try {
+    const account = await createAccount(db.ctx, { name: 'Bench', currency: 'USD' })
+    const { ms } = await timed(async () => {
+      for (let i = 0; i < WRITE_ITEMS; i++) {
+        await createTransaction(db.ctx, {
+          account_id: account.id,
+          amount: txn(i).amount,
+          date: txn(i).date,
+          description: txn(i).description,
+        })
+      }
+    })
+    return perSecond(WRITE_ITEMS, ms)
+  } finally {
+    await service.stop()
+    await db.dispose()
+  }
+}
+
+async function importLag(): Promise<{ importMs: number; drainedMs: number }> {
+  const { db, service } = await withPlugins('plugin-import', { labeller: LABELLER })
+  try {
+    const started = performance.now()
+    await ingestRows(db, 0, IMPORT_ROWS)
+    const importMs = performance.now() - started
+    await service.manager.whenHandled('labeller', await logHead(db.ctx.db.kysely))
+    return { importMs, drainedMs: performance.now() - started }
+  } finally {
+    await service.stop()
+    await db.dispose()
+  }
+}
+
+export async function benchPlugins(): Promise<void> {
+  const noop = await hookRate(NOOP)
+  const labelling = await hookRate(LABELLER)
+  report(
+    `plugins: hook throughput, ${HOOK_EVENTS} transaction.created events (SQLite)`,
+    { label: 'a hook that labels each transaction', perSecond: labelling },
+    { label: 'a no-op hook', perSecond: noop },
+    'the write a labelling hook makes costs what a unit of work costs',
+  )
+
+  // Alternate the two setups and keep each one's best run, so drift hits both.
+  const none: number[] = []
+  const five: number[] = []
+  for (let round = 0; round < 2; round++) {
+    none.push(await writeRate(0))
+    five.push(await writeRate(5))
+  }
+  report(
+    `plugins: ledger write rate, ${WRITE_ITEMS} manual transactions (SQLite)`,
+    { label: '5 enabled plugins hooked on every create', perSecond: Math.max(...five) },
+    { label: 'no plugins', perSecond: Math.max(...none) },
+    'plugins cost the write path under 10%',
+  )
+
+  const { importMs, drainedMs } = await importLag()
+  console.log(`\n## plugins: a labelling plugin during a ${IMPORT_ROWS}-row CSV import (SQLite)`)
+  console.log(`  ${'import'.padEnd(44)} ${(importMs / 1000).toFixed(1).padStart(9)} s`)
+  console.log(
+    `  ${'until the plugin labelled every row'.padEnd(44)} ${(drainedMs / 1000).toFixed(1).padStart(9)} s`,
+  )
+  console.log(`  drained / import = ${(drainedMs / importMs).toFixed(2)}×  (target: within 2×)`)
+}

@@ -1,0 +1,183 @@
+// A plugin's event hooks, fed from the durable log (CONTRACT 9): each enabled
+// plugin follows the log with its own cursor through followEvents, the same
+// consumer the webhook dispatcher uses, so it runs every event at least once
+// across restarts and misses nothing while disabled or down. Between the
+// follower and the plugin sits a bounded queue (plugins.queue_size): when the
+// plugin is slow the follower waits, and the bus, which never blocks writers,
+// drops it and it replays from the log later. A hook that fails is recorded and
+// the cursor moves on. The cursor is saved every second and at stop.
+import type { ServiceContext } from '../context.js'
+import { followEvents } from '../events/follow.js'
+import type { EventEnvelope } from '../events/types.js'
+import type { HookName } from './manifest.js'
+
+const CURSOR_SAVE_INTERVAL_MS = 1_000
+const FOLLOW_RETRY_DELAY_MS = 1_000
+
+/** Which hook an event type feeds, and what the hook is given. */
+export const EVENT_HOOKS: Record<string, { hook: HookName; arg: (e: EventEnvelope) => unknown }> = {
+  'transaction.created': { hook: 'onTransactionCreate', arg: (e) => e },
+  'transaction.updated': { hook: 'onTransactionUpdate', arg: (e) => e },
+  'transaction.deleted': { hook: 'onTransactionDelete', arg: (e) => e },
+  'sync.completed': { hook: 'onSyncComplete', arg: (e) => e.data },
+}
+
+export interface HookTarget {
+  readonly name: string
+  readonly hooks: readonly HookName[]
+  /** Runs one hook (recording its outcome); never throws. */
+  run(hook: HookName, arg: unknown): Promise<void>
+  saveCursor(sequence: number): Promise<void>
+}
+
+/** A bounded hand-over between the follower and the hook loop. */
+class BoundedQueue<T> {
+  private readonly items: T[] = []
+  private wakeTaker: (() => void) | null = null
+  private wakeGiver: (() => void) | null = null
+  private closed = false
+
+  constructor(private readonly size: number) {}
+
+  async put(item: T): Promise<void> {
+    while (this.items.length >= this.size && !this.closed)
+      await new Promise<void>((resolve) => (this.wakeGiver = resolve))
+    this.items.push(item)
+    this.wakeTaker?.()
+  }
+
+  /** The next item, or null once closed and empty. */
+  async take(): Promise<T | null> {
+    while (this.items.length === 0) {
+      if (this.closed) return null
+      await new Promise<void>((resolve) => (this.wakeTaker = resolve))
+    }
+    const item = this.items.shift()!
+    this.wakeGiver?.()
+    return item
+  }
+
+  close(): void {
+    this.closed = true
+    this.wakeTaker?.()
+    this.wakeGiver?.()
+  }
+
+  get length(): number {
+    return this.items.length
+  }
+}
+
+export class HookRunner {
+  private readonly abort = new AbortController()
+  private readonly queue: BoundedQueue<EventEnvelope>
+  private following: Promise<void> = Promise.resolve()
+  private working: Promise<void> = Promise.resolve()
+  private saveTimer: NodeJS.Timeout | null = null
+  private savedCursor: number
+  private handled: number
+  /** The last sequence handed to the queue: a retried follow resumes after it. */
+  private queued: number
+  private waiters: Array<{ sequence: number; resolve: () => void }> = []
+
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly target: HookTarget,
+    cursor: number,
+  ) {
+    this.queue = new BoundedQueue(ctx.config.plugins.queue_size)
+    this.savedCursor = cursor
+    this.handled = cursor
+    this.queued = cursor
+  }
+
+  start(): void {
+    this.following = this.follow()
+    this.working = this.work()
+    this.saveTimer = setInterval(() => void this.save(), CURSOR_SAVE_INTERVAL_MS)
+    this.saveTimer.unref()
+  }
+
+  /** Stops following, lets the hook in flight finish, saves the cursor. */
+  async stop(): Promise<void> {
+    this.abort.abort()
+    this.queue.close()
+    await this.following
+    await this.working
+    if (this.saveTimer) clearInterval(this.saveTimer)
+    await this.save()
+  }
+
+  /** The last event sequence dealt with. */
+  get cursor(): number {
+    return this.handled
+  }
+
+  /** Resolves once every event up to `sequence` has been dealt with (tests, benchmarks). */
+  whenHandled(sequence: number): Promise<void> {
+    if (this.handled >= sequence) return Promise.resolve()
+    return new Promise((resolve) => this.waiters.push({ sequence, resolve }))
+  }
+
+  private async follow(): Promise<void> {
+    const signal = this.abort.signal
+    while (!signal.aborted) {
+      try {
+        const events = followEvents({
+          db: this.ctx.db.kysely,
+          bus: this.ctx.bus,
+          after: this.queued,
+          signal,
+        })
+        for await (const event of events) {
+          await this.queue.put(event)
+          this.queued = event.sequence
+          if (signal.aborted) return
+        }
+      } catch (error) {
+        if (signal.aborted) return
+        this.ctx.log.error(
+          { err: error, plugin: this.target.name },
+          'plugins: reading the event log failed; retrying',
+        )
+        await new Promise((resolve) => setTimeout(resolve, FOLLOW_RETRY_DELAY_MS))
+      }
+    }
+  }
+
+  private async work(): Promise<void> {
+    for (;;) {
+      const event = await this.queue.take()
+      if (event === null) return
+      const feeds = EVENT_HOOKS[event.type]
+      if (feeds && this.target.hooks.includes(feeds.hook))
+        await this.target.run(feeds.hook, feeds.arg(event))
+      this.handled = event.sequence
+      this.wake()
+    }
+  }
+
+  private wake(): void {
+    if (this.waiters.length === 0) return
+    const waiting: typeof this.waiters = []
+    for (const waiter of this.waiters) {
+      if (waiter.sequence <= this.handled) waiter.resolve()
+      else waiting.push(waiter)
+    }
+    this.waiters = waiting
+  }
+
+  private async save(): Promise<void> {
+    const sequence = this.handled
+    if (sequence === this.savedCursor) return
+    try {
+      await this.target.saveCursor(sequence)
+      this.savedCursor = sequence
+    } catch (error) {
+      this.ctx.log.warn(
+        { err: error, plugin: this.target.name },
+        'plugins: saving the cursor failed',
+      )
+    }
+  }
+}

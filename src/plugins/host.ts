@@ -1,0 +1,191 @@
+// The host side of the `coffer` global (CONTRACT 9): each method checks the
+// plugin's capability, then calls the same service a REST route would. Writes go
+// through the one mutation path with `plugin:<name>` as the actor, so events and
+// history record them like any other change and provenance names the plugin.
+// Whatever is thrown here is thrown in the plugin, with its message only.
+import type { Logger } from 'pino'
+import type { ServiceContext } from '../context.js'
+import { NotFound, ServiceError } from '../errors.js'
+import { validateExtensions } from '../ledger/extensions.js'
+import { canonicalLabelKey, validateLabels, writeLabelsInUnit } from '../ledger/labels.js'
+import { writeExtensionsInUnit } from '../ledger/extensions.js'
+import { findTransactionForChange } from '../ledger/snapshots.js'
+import { getTransaction } from '../ledger/transactions.js'
+import type { SearchInput, SearchResult } from '../search/index.js'
+import type { EgressPolicy, EgressRequest, PluginEgress } from './egress.js'
+import type { Capability, ConfigValue, Manifest } from './manifest.js'
+
+const SEARCH_LIMIT_MAX = 100
+const LOG_LEVELS = new Set(['debug', 'info', 'warn', 'error'])
+
+export interface HostDeps {
+  ctx: ServiceContext
+  /** Searches as the REST door runs them (off the main thread on SQLite). */
+  search: (input: SearchInput) => Promise<SearchResult>
+  egress: PluginEgress
+}
+
+export interface PluginHostState {
+  manifest: Manifest
+  grants: string[]
+  log: Logger
+  /** The effective config (defaults with the stored changes over them). */
+  config(): Record<string, ConfigValue>
+  /** Stores the plugin's config changes (already checked); answers the effective config. */
+  saveConfig(changes: Record<string, ConfigValue>): Promise<Record<string, ConfigValue>>
+}
+
+export class CapabilityError extends Error {
+  override name = 'CapabilityError'
+}
+
+function need(state: PluginHostState, capability: Capability, method: string): void {
+  if (!state.manifest.capabilities.includes(capability))
+    throw new CapabilityError(
+      `coffer.${method} needs the "${capability}" capability in plugin.toml`,
+    )
+}
+
+function text(value: unknown, what: string): string {
+  if (typeof value !== 'string' || value === '') throw new Error(`${what}: expected a string`)
+  return value
+}
+
+function record(value: unknown, what: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error(`${what}: expected an object`)
+  return value as Record<string, unknown>
+}
+
+/** Checks changes against the manifest's [config] defaults: known keys, the default's type. */
+export function checkConfigChanges(
+  defaults: Record<string, ConfigValue>,
+  changes: Record<string, unknown>,
+): Record<string, ConfigValue> {
+  const out: Record<string, ConfigValue> = {}
+  for (const [key, value] of Object.entries(changes)) {
+    if (!Object.hasOwn(defaults, key))
+      throw new Error(`setConfig: unknown key ${JSON.stringify(key)} (not in plugin.toml [config])`)
+    const expected = typeof defaults[key]
+    if (typeof value !== expected)
+      throw new Error(`setConfig: ${key} must be a ${expected}, like its default`)
+    if (typeof value === 'string' && value.length > 10_000)
+      throw new Error(`setConfig: ${key} is longer than 10,000 characters`)
+    out[key] = value as ConfigValue
+  }
+  return out
+}
+
+/** Answers one `coffer.<method>(...args)` of a plugin. */
+export async function callHost(
+  deps: HostDeps,
+  state: PluginHostState,
+  method: string,
+  args: unknown[],
+): Promise<unknown> {
+  const { ctx } = deps
+  const name = state.manifest.name
+  const actor = `plugin:${name}`
+  try {
+    switch (method) {
+      case 'log': {
+        const [level, message, fields] = args
+        const lvl = typeof level === 'string' && LOG_LEVELS.has(level) ? level : 'info'
+        const extra = typeof fields === 'object' && fields !== null ? { fields } : {}
+        state.log[lvl as 'info'](extra, String(message).slice(0, 2000))
+        return undefined
+      }
+      case 'setConfig':
+        return await state.saveConfig(
+          checkConfigChanges(state.manifest.config, record(args[0], 'setConfig')),
+        )
+      case 'getTransaction': {
+        need(state, 'transactions:read', method)
+        try {
+          return await getTransaction(ctx, text(args[0], 'getTransaction(id)'))
+        } catch (error) {
+          if (error instanceof NotFound) return null
+          throw error
+        }
+      }
+      case 'search': {
+        need(state, 'transactions:read', method)
+        const options = args[1] === undefined ? {} : record(args[1], 'search options')
+        const limit =
+          typeof options.limit === 'number' && Number.isInteger(options.limit)
+            ? Math.min(Math.max(options.limit, 1), SEARCH_LIMIT_MAX)
+            : 20
+        // As REST: an empty query matches every transaction.
+        if (typeof args[0] !== 'string') throw new Error('search(query): expected a string')
+        const result = await deps.search({ q: args[0], limit })
+        return { total: result.total, transactions: result.transactions }
+      }
+      case 'applyLabels':
+      case 'removeLabels': {
+        need(state, 'labels:write', method)
+        const id = text(args[0], `${method}(id)`)
+        const change =
+          method === 'applyLabels'
+            ? validateLabels(stringValues(record(args[1], 'applyLabels(id, labels)')))
+            : keysOf(args[1], 'removeLabels(id, keys)').map(canonicalLabelKey)
+        return await ctx.ledger.mutate(
+          async (uow) => {
+            const before = await findTransactionForChange(uow.trx, id)
+            if (!before) throw new NotFound(`transaction ${id} not found`)
+            const next = { ...before.labels }
+            if (Array.isArray(change)) for (const key of change) delete next[key]
+            else Object.assign(next, change)
+            const after = await writeLabelsInUnit(uow, before, validateLabels(next))
+            return { id, labels: after.labels }
+          },
+          { actor },
+        )
+      }
+      case 'setExtension':
+      case 'removeExtension': {
+        need(state, 'extensions:write', method)
+        const id = text(args[0], `${method}(id, key)`)
+        const key = text(args[1], `${method}(id, key)`)
+        return await ctx.ledger.mutate(
+          async (uow) => {
+            const before = await findTransactionForChange(uow.trx, id)
+            if (!before) throw new NotFound(`transaction ${id} not found`)
+            const next: Record<string, unknown> = { ...before.extensions }
+            if (method === 'setExtension') next[key] = args[2]
+            else delete next[key]
+            const after = await writeExtensionsInUnit(uow, before, validateExtensions(next))
+            return { id, extensions: after.extensions }
+          },
+          { actor },
+        )
+      }
+      case 'fetch': {
+        need(state, 'net:fetch', method)
+        const policy: EgressPolicy = { allow: state.manifest.net.allow, grants: state.grants }
+        const request = record(args[0], 'fetch(request)') as unknown as EgressRequest
+        return await deps.egress.fetch(name, policy, request)
+      }
+      default:
+        throw new Error(`coffer.${method} is not a host function`)
+    }
+  } catch (error) {
+    // The plugin sees the message of what it can fix; an internal failure is logged here.
+    if (error instanceof ServiceError || error instanceof CapabilityError) throw error
+    if (error instanceof Error && !(error instanceof TypeError)) throw new Error(error.message)
+    state.log.error({ err: error }, `plugin ${name}: coffer.${method} failed`)
+    throw new Error(`coffer.${method} failed`)
+  }
+}
+
+function stringValues(labels: Record<string, unknown>): Record<string, string> {
+  for (const [key, value] of Object.entries(labels))
+    if (typeof value !== 'string')
+      throw new Error(`applyLabels: the value of ${JSON.stringify(key)} must be a string`)
+  return labels as Record<string, string>
+}
+
+function keysOf(value: unknown, what: string): string[] {
+  if (!Array.isArray(value) || value.some((k) => typeof k !== 'string'))
+    throw new Error(`${what}: expected an array of keys`)
+  return value as string[]
+}

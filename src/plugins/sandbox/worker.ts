@@ -1,0 +1,327 @@
+// One plugin's sandbox (CONTRACT 9): a QuickJS engine compiled to WebAssembly,
+// in a worker thread of its own so that a plugin that spins or thrashes costs
+// the service's event loop nothing. The engine has no filesystem, process,
+// network or module loader; its only door out is `coffer`, whose calls become
+// messages to the main thread, which checks capabilities and does the work.
+// CPU time is bounded by an interrupt handler, memory by the engine's limit,
+// recursion by its stack limit; the main thread ends the whole thread as a last
+// resort (index.ts).
+import { parentPort, workerData } from 'node:worker_threads'
+import {
+  newQuickJSWASMModule,
+  type QuickJSContext,
+  type QuickJSDeferredPromise,
+  type QuickJSHandle,
+  type QuickJSRuntime,
+} from 'quickjs-emscripten'
+import {
+  HOST_VALUE_MAX_BYTES,
+  RESULT_MAX_BYTES,
+  type CallStatus,
+  type FromWorker,
+  type SandboxSetup,
+  type ToWorker,
+} from './messages.js'
+
+const setup = workerData as SandboxSetup
+const port = parentPort!
+const send = (message: FromWorker) => port.postMessage(message)
+
+/** The engine's stack: deep recursion ends as an error well before the thread's own stack. */
+const STACK_BYTES = 256 * 1024
+
+// Evaluated before the plugin: builds the frozen `coffer` global over the one
+// native door, with JSON captured here so that a plugin replacing JSON.stringify
+// only fools itself.
+const PRELUDE = `(() => {
+  const host = globalThis.__coffer_host
+  delete globalThis.__coffer_host
+  const { stringify, parse } = JSON
+  const freeze = (value) => {
+    if (value && typeof value === 'object') { Object.values(value).forEach(freeze); Object.freeze(value) }
+    return value
+  }
+  let config = freeze(parse(globalThis.__coffer_config))
+  delete globalThis.__coffer_config
+  const call = (method) => async (...args) => {
+    const text = await host(method, stringify(args) ?? '[]')
+    return text === undefined || text === null ? undefined : parse(text)
+  }
+  const setConfig = call('setConfig')
+  const coffer = {
+    get config() { return config },
+    log: (level, message, fields) => { host('log', stringify([level, String(message), fields ?? null]) ?? '[]') },
+    async setConfig(changes) { config = freeze(await setConfig(changes)); return config },
+    getTransaction: call('getTransaction'),
+    search: call('search'),
+    applyLabels: call('applyLabels'),
+    removeLabels: call('removeLabels'),
+    setExtension: call('setExtension'),
+    removeExtension: call('removeExtension'),
+    fetch: call('fetch'),
+  }
+  Object.defineProperty(globalThis, 'coffer', { value: Object.freeze(coffer), enumerable: true })
+})()`
+
+/** A failure the worker itself decides (a deadline passed, a result too large). */
+class SandboxFailure extends Error {
+  constructor(name: string, message: string) {
+    super(message)
+    this.name = name
+  }
+}
+
+interface Failure {
+  status: Exclude<CallStatus, 'ok'>
+  message: string
+}
+
+/** Sorts an engine error into CONTRACT 9's statuses. */
+function failureOf(error: unknown): Failure {
+  const { name, message } =
+    typeof error === 'object' && error !== null
+      ? (error as { name?: unknown; message?: unknown })
+      : { name: undefined, message: error }
+  const text = typeof message === 'string' ? message : String(message)
+  if (name === 'InternalError' && text === 'interrupted')
+    return { status: 'timeout', message: `ran longer than ${setup.timeoutMs} ms` }
+  if (name === 'InternalError' && text === 'out of memory')
+    return { status: 'memory', message: `used more than ${setup.memoryBytes / 1024 / 1024} MiB` }
+  const label = typeof name === 'string' && name !== '' ? `${name}: ` : ''
+  return { status: 'error', message: `${label}${text}`.slice(0, 2000) }
+}
+
+class Sandbox {
+  private deadline = Infinity
+  private nextCallId = 1
+  private readonly hostCalls = new Map<number, QuickJSDeferredPromise>()
+  /** Woken when a host call answers, so that a waiting hook looks at its promise again. */
+  private wake: (() => void) | null = null
+  private ns: QuickJSHandle | null = null
+  private stringify!: QuickJSHandle
+  private parse!: QuickJSHandle
+
+  constructor(
+    private readonly runtime: QuickJSRuntime,
+    private readonly vm: QuickJSContext,
+  ) {
+    runtime.setMemoryLimit(setup.memoryBytes)
+    runtime.setMaxStackSize(STACK_BYTES)
+    runtime.setInterruptHandler(() => Date.now() > this.deadline)
+  }
+
+  /** Runs the prelude and the plugin's module; answers its exported names. */
+  async load(): Promise<string[]> {
+    const { vm } = this
+    const json = vm.getProp(vm.global, 'JSON')
+    this.stringify = vm.getProp(json, 'stringify')
+    this.parse = vm.getProp(json, 'parse')
+    json.dispose()
+    const door = vm.newFunction('__coffer_host', (method, args) => this.hostCall(method, args))
+    vm.setProp(vm.global, '__coffer_host', door)
+    door.dispose()
+    const config = vm.newString(setup.config)
+    vm.setProp(vm.global, '__coffer_config', config)
+    config.dispose()
+    this.deadline = Date.now() + setup.timeoutMs
+    vm.unwrapResult(vm.evalCode(PRELUDE, 'prelude.js')).dispose()
+
+    const evaluated = vm.evalCode(setup.code, setup.filename, { type: 'module' })
+    if (evaluated.error) throw this.take(evaluated.error)
+    // A module with top-level await answers a promise of its namespace.
+    this.ns = await this.settle(evaluated.value)
+    const keys = vm.unwrapResult(
+      vm.evalCode('(ns) => Object.keys(ns).filter((k) => typeof ns[k] === "function")'),
+    )
+    const names = vm.unwrapResult(vm.callFunction(keys, vm.undefined, this.ns))
+    keys.dispose()
+    const exported = vm.dump(names) as string[]
+    names.dispose()
+    this.deadline = Infinity
+    return exported
+  }
+
+  async call(hook: string, arg: string): Promise<string | null> {
+    const { vm } = this
+    this.deadline = Date.now() + setup.timeoutMs
+    try {
+      const fn = vm.getProp(this.ns!, hook)
+      const text = vm.newString(arg)
+      const parsed = vm.callFunction(this.parse, vm.undefined, text)
+      text.dispose()
+      if (parsed.error) throw this.take(parsed.error)
+      const returned = vm.callFunction(fn, vm.undefined, parsed.value)
+      fn.dispose()
+      parsed.value.dispose()
+      if (returned.error) throw this.take(returned.error)
+      const value = await this.settle(returned.value)
+      return this.serialize(value)
+    } finally {
+      this.deadline = Infinity
+    }
+  }
+
+  /** The JSON text of a hook's result, refused when it passes RESULT_MAX_BYTES. */
+  private serialize(value: QuickJSHandle): string | null {
+    const { vm } = this
+    const out = vm.callFunction(this.stringify, vm.undefined, value)
+    value.dispose()
+    if (out.error) throw this.take(out.error)
+    if (vm.typeof(out.value) !== 'string') {
+      out.value.dispose()
+      return null
+    }
+    if (this.lengthOf(out.value) > RESULT_MAX_BYTES) {
+      out.value.dispose()
+      throw new SandboxFailure('Error', `the hook returned more than ${RESULT_MAX_BYTES} bytes`)
+    }
+    const json = vm.getString(out.value)
+    out.value.dispose()
+    return json
+  }
+
+  /** A string's length, read inside the engine before any of it is copied out. */
+  private lengthOf(text: QuickJSHandle): number {
+    const length = this.vm.getProp(text, 'length')
+    const value = this.vm.getNumber(length)
+    length.dispose()
+    return value
+  }
+
+  /** Waits for a promise handle (running the engine's jobs as host calls answer). */
+  private async settle(handle: QuickJSHandle): Promise<QuickJSHandle> {
+    const { vm, runtime } = this
+    const first = vm.getPromiseState(handle)
+    if (first.type === 'fulfilled' && first.notAPromise) return handle
+    for (;;) {
+      const jobs = runtime.executePendingJobs()
+      if (jobs.error) throw this.take(jobs.error)
+      const state = vm.getPromiseState(handle)
+      if (state.type === 'fulfilled') {
+        handle.dispose()
+        return state.value
+      }
+      if (state.type === 'rejected') {
+        handle.dispose()
+        throw this.take(state.error)
+      }
+      const left = this.deadline - Date.now()
+      if (left <= 0) throw new SandboxFailure('InternalError', 'interrupted')
+      // Pending: only a host call's answer can move it. Time spent waiting for the
+      // host is not the plugin's (CONTRACT 9 bounds CPU time; the host bounds its
+      // own calls, a fetch at 10 s): the deadline moves by it. Waiting on nothing
+      // (a promise that never settles) runs the clock.
+      const waitingOnHost = this.hostCalls.size > 0
+      const waitedFrom = Date.now()
+      await new Promise<void>((resolve) => {
+        const timer = waitingOnHost ? null : setTimeout(resolve, left)
+        this.wake = () => {
+          if (timer) clearTimeout(timer)
+          resolve()
+        }
+      })
+      if (waitingOnHost) this.deadline += Date.now() - waitedFrom
+      this.wake = null
+    }
+  }
+
+  /** The plugin called `coffer.<method>(...)`: ask the main thread, answer with a promise. */
+  private hostCall(methodHandle: QuickJSHandle, argsHandle: QuickJSHandle) {
+    const { vm } = this
+    const method = vm.getString(methodHandle)
+    const deferred = vm.newPromise()
+    if (this.lengthOf(argsHandle) > HOST_VALUE_MAX_BYTES) {
+      const error = vm.newError(`coffer.${method}: arguments over ${HOST_VALUE_MAX_BYTES} bytes`)
+      deferred.reject(error)
+      error.dispose()
+      return deferred.handle
+    }
+    const callId = this.nextCallId++
+    this.hostCalls.set(callId, deferred)
+    send({ type: 'host', callId, method, args: vm.getString(argsHandle) })
+    return deferred.handle
+  }
+
+  answer(message: Extract<ToWorker, { type: 'host-result' }>): void {
+    const { vm } = this
+    const deferred = this.hostCalls.get(message.callId)
+    if (!deferred) return
+    this.hostCalls.delete(message.callId)
+    if (message.ok) {
+      const value = message.json === null ? vm.undefined : vm.newString(message.json)
+      deferred.resolve(value)
+      if (message.json !== null) value.dispose()
+    } else {
+      const error = vm.newError(message.message)
+      deferred.reject(error)
+      error.dispose()
+    }
+    deferred.dispose()
+    this.wake?.()
+  }
+
+  private memoryNearLimit(): boolean {
+    const usage = this.runtime.computeMemoryUsage()
+    try {
+      const used = (this.vm.dump(usage) as { memory_used_size?: number }).memory_used_size ?? 0
+      return used >= setup.memoryBytes * 0.8
+    } catch {
+      return true
+    } finally {
+      usage.dispose()
+    }
+  }
+
+  /**
+   * Copies an engine error out (and frees its handle). Name and message are read
+   * one by one: right after an out-of-memory error, a whole dump may not fit.
+   */
+  private take(handle: QuickJSHandle): unknown {
+    const { vm } = this
+    try {
+      if (vm.typeof(handle) !== 'object') return vm.dump(handle)
+      // An engine that ran out of memory may have no room left for the error and throw null.
+      if (vm.dump(handle) === null && this.memoryNearLimit())
+        return { name: 'InternalError', message: 'out of memory' }
+      const read = (key: string) => {
+        const value = vm.getProp(handle, key)
+        const text = vm.typeof(value) === 'string' ? vm.getString(value) : undefined
+        value.dispose()
+        return text
+      }
+      return { name: read('name'), message: read('message') ?? (vm.dump(handle) as unknown) }
+    } finally {
+      handle.dispose()
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const module = await newQuickJSWASMModule()
+  const runtime = module.newRuntime()
+  const sandbox = new Sandbox(runtime, runtime.newContext())
+  try {
+    send({ type: 'ready', exports: await sandbox.load() })
+  } catch (error) {
+    send({ type: 'failed', ...failureOf(error) })
+    return
+  }
+  // One hook at a time, in arrival order: the main thread sends the next when one is done.
+  let turn = Promise.resolve()
+  port.on('message', (message: ToWorker) => {
+    if (message.type === 'host-result') {
+      sandbox.answer(message)
+      return
+    }
+    turn = turn.then(async () => {
+      try {
+        const json = await sandbox.call(message.hook, message.arg)
+        send({ type: 'done', id: message.id, status: 'ok', json })
+      } catch (error) {
+        send({ type: 'done', id: message.id, ...failureOf(error) })
+      }
+    })
+  })
+}
+
+await main()

@@ -1,0 +1,17 @@
+// Starting a worker thread from a module that sits beside its caller: the built
+// `.js` in dist/, or the `.ts` source when the service runs under tsx (tests,
+// `npm run bench`). Node 20 does not carry tsx's --import hooks into workers, so
+// under tsx the worker registers tsx itself before it loads the TypeScript module.
+import { Worker, type WorkerOptions } from 'node:worker_threads'
+
+/** The URL of `<name>.ts` or `<name>.js` beside `callerUrl` (pass import.meta.url). */
+export function besideModule(callerUrl: string, name: string): URL {
+  return new URL(`./${name}${callerUrl.endsWith('.ts') ? '.ts' : '.js'}`, callerUrl)
+}
+
+export function startModuleWorker(url: URL, options: Omit<WorkerOptions, 'eval'> = {}): Worker {
+  if (url.pathname.endsWith('.js')) return new Worker(url, options)
+  const tsx = import.meta.resolve('tsx/esm/api')
+  const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}) })`
+  return new Worker(bootstrap, { ...options, eval: true })
+}

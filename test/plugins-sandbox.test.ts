@@ -1,0 +1,310 @@
+// The plugin sandbox against hostile plugins (CONTRACT 9), at-least-once hooks
+// across a restart, and plugin pages with their bounds and tiers: real plugin
+// folders, the real service, on SQLite and PostgreSQL.
+import assert from 'node:assert/strict'
+import { rmSync } from 'node:fs'
+import { test } from 'node:test'
+import { dropSchema, startTestApp, type TestApp, type TestAppHandle } from './helpers/app.js'
+import { csvBatch, headSequence, ingest } from './helpers/ledger.js'
+import { waitForPlugin, writePlugin } from './helpers/plugins.js'
+
+const TOKEN = 'plugins-sandbox-token-0123456789abcdef'
+const auth = { token: TOKEN }
+
+function burst(count: number, from = 0) {
+  return Array.from({ length: count }, (_, i) => ({
+    id: `csv:burst-${from + i}`,
+    account_id: 'csv:checking',
+    amount: `-${from + i}.25`,
+    date: '2024-04-01',
+    description: `Coffee ${from + i}`,
+  }))
+}
+
+const LABELLER = `export async function onTransactionCreate(event) {
+  await coffer.applyLabels(event.entity_id, { seen: 'yes' })
+}`
+
+/** Each hostile plugin's hook, and the status and message it must be recorded with. */
+const HOSTILE: Record<string, { code: string; status: string; error: RegExp; extra?: string }> = {
+  spin: { code: 'for (;;) {}', status: 'timeout', error: /ran longer than/ },
+  hog: {
+    code: 'const keep = []; for (;;) keep.push({ a: [1, 2, 3], b: "x" + keep.length })',
+    status: 'memory',
+    error: /used more than 16 MiB/,
+  },
+  recurse: {
+    code: 'const f = (n) => f(n + 1) + 1; return f(0)',
+    status: 'error',
+    error: /stack overflow/,
+  },
+  huge: {
+    code: 'return "x".repeat(3 * 1024 * 1024)',
+    status: 'error',
+    error: /returned more than/,
+  },
+  escape: {
+    code: `if (typeof process !== 'undefined' || typeof require !== 'undefined') throw new Error('ESCAPED: ambient')
+      if (eval('typeof globalThis.process') !== 'undefined') throw new Error('ESCAPED: eval')
+      if (typeof fetch !== 'undefined' || typeof XMLHttpRequest !== 'undefined') throw new Error('ESCAPED: network')
+      await import('node:fs')`,
+    status: 'error',
+    error: /could not load module/,
+  },
+  pollute: {
+    code: `Object.prototype.polluted = 'inside'
+      const evil = JSON.parse('{"__proto__": {"polluted": "host"}, "constructor": {"prototype": {"polluted": "host"}}, "ok": "1"}')
+      coffer.log('info', 'pollution attempt', evil)
+      await coffer.applyLabels(event.entity_id, evil)
+      return evil`,
+    status: 'ok',
+    error: /^$/,
+  },
+  never: { code: 'await new Promise(() => {})', status: 'timeout', error: /ran longer than/ },
+}
+
+test('hostile plugins are stopped and recorded; the service and the other plugins keep going', async (t) => {
+  const app = await startTestApp(t, {
+    env: {
+      SERVICE_DASHBOARD_TOKEN: TOKEN,
+      SERVICE_PLUGINS_HOOK_TIMEOUT: '2s',
+      SERVICE_PLUGINS_MEMORY_MIB: '16',
+    },
+  })
+  writePlugin(app, 'good', {
+    hooks: ['onTransactionCreate'],
+    capabilities: ['labels:write'],
+    code: LABELLER,
+  })
+  for (const [name, hostile] of Object.entries(HOSTILE)) {
+    writePlugin(app, name, {
+      hooks: ['onTransactionCreate'],
+      capabilities: ['labels:write'],
+      code: `export async function onTransactionCreate(event) { ${hostile.code} }`,
+    })
+  }
+  for (const name of ['good', ...Object.keys(HOSTILE)]) {
+    const res = await app.request('POST', `/api/v1/plugins/${name}/enable`, auth)
+    assert.equal(res.body.state, 'loaded', `${name}: ${res.text}`)
+  }
+
+  // The usual latency of a cheap request, then the same while the plugins misbehave.
+  const healthz = async () => {
+    const t0 = performance.now()
+    const res = await app.request('GET', '/healthz')
+    assert.equal(res.status, 200)
+    return performance.now() - t0
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+  const quiet: number[] = []
+  for (let i = 0; i < 20; i++) quiet.push(await healthz())
+
+  await ingest(app, csvBatch(burst(3)))
+  const busy: number[] = []
+  const deadline = Date.now() + 1_500
+  while (Date.now() < deadline) busy.push(await healthz())
+  assert.ok(
+    median(busy) < median(quiet) + 100,
+    `healthz took ${median(busy).toFixed(1)} ms (median) while plugins spun, against ${median(quiet).toFixed(1)} ms`,
+  )
+
+  for (const [name, hostile] of Object.entries(HOSTILE)) {
+    const plugin = await waitForPlugin(
+      app,
+      name,
+      (p) => p.last_status === hostile.status && (hostile.status === 'ok' || !!p.last_error),
+      TOKEN,
+      30_000,
+    )
+    const lastError = typeof plugin.last_error === 'string' ? plugin.last_error : ''
+    assert.match(lastError, hostile.error, `${name}: ${lastError}`)
+    assert.doesNotMatch(lastError, /ESCAPED/)
+  }
+  // Nothing of the host was polluted; the label write kept only its own keys.
+  assert.equal(({} as Record<string, unknown>).polluted, undefined)
+  assert.equal(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted'), false)
+  const tx = await app.request('GET', '/api/v1/transactions/csv:burst-0', auth)
+  assert.equal(tx.body.labels.ok, '1')
+  assert.equal(tx.body.labels.seen, 'yes')
+  assert.deepEqual(Object.keys(tx.body.labels).sort(), ['ok', 'seen'])
+
+  // The good plugin labelled every row; the hostile ones ran again on a fresh sandbox.
+  for (let i = 0; i < 3; i++) {
+    const row = await app.request('GET', `/api/v1/transactions/csv:burst-${i}`, auth)
+    assert.equal(row.body.labels.seen, 'yes')
+  }
+  await ingest(app, csvBatch(burst(1, 3)))
+  const spin = await waitForPlugin(app, 'spin', (p) => p.last_status === 'timeout', TOKEN)
+  assert.equal(spin.state, 'loaded')
+  const good = await waitForPlugin(app, 'good', (p) => p.last_status === 'ok', TOKEN)
+  assert.equal(good.state, 'loaded')
+  const fourth = await app.request('GET', '/api/v1/transactions/csv:burst-3', auth)
+  await waitForPlugin(app, 'good', () => true, TOKEN)
+  const metrics = await app.request('GET', '/metrics', auth)
+  assert.match(
+    metrics.text,
+    /service_plugin_hook_runs_total\{plugin="spin",status="timeout"\} [1-9]/,
+  )
+  assert.ok(fourth.status === 200)
+})
+
+test('a restart in the middle of a burst of 1,000 events: every event reaches the hook at least once', async (t) => {
+  let first: TestAppHandle | null = null
+  let second: TestAppHandle | null = null
+  t.after(async () => {
+    await second?.stop()
+    await first?.stop()
+    if (first?.schema) await dropSchema(first.schema)
+    if (first) rmSync(first.dir, { recursive: true, force: true })
+  })
+  first = await startTestApp(null, { env: { SERVICE_DASHBOARD_TOKEN: TOKEN } })
+  writePlugin(first, 'counter', {
+    hooks: ['onTransactionCreate'],
+    capabilities: ['extensions:write'],
+    code: `export async function onTransactionCreate(event) {
+      await coffer.setExtension(event.entity_id, 'counter.seen', event.sequence)
+    }`,
+  })
+  assert.equal(
+    (await first.request('POST', '/api/v1/plugins/counter/enable', auth)).body.state,
+    'loaded',
+  )
+  await ingest(first, csvBatch(burst(1000)))
+  // Stop while the hook is part-way through the burst.
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  const seenBefore = await countSeen(first)
+  await first.stop()
+  assert.ok(seenBefore < 1000, `the hook had already seen all ${seenBefore}: no restart mid-burst`)
+
+  second = await startTestApp(null, {
+    env: { SERVICE_DASHBOARD_TOKEN: TOKEN },
+    reuse: { dir: first.dir, schema: first.schema },
+  })
+  const head = await headSequence(second, auth)
+  await second.plugins.manager.whenHandled('counter', head)
+  assert.equal(await countSeen(second), 1000)
+})
+
+async function countSeen(app: TestApp): Promise<number> {
+  const rows = await app.ctx.db.kysely
+    .selectFrom('transaction_extensions')
+    .where('key', '=', 'counter.seen')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow()
+  return Number(rows.n)
+}
+
+const PAGE_PLUGIN = `let clicks = 0
+export function onPageRender({ params }) {
+  if (params.mode === 'unknown') return { title: 'Bad', blocks: [{ type: 'iframe', src: 'x' }] }
+  if (params.mode === 'huge') return { title: 'Huge', blocks: Array.from({ length: 201 }, () => ({ type: 'divider' })) }
+  if (params.mode === 'big') return { title: 'Big', blocks: [{ type: 'text', text: 'x'.repeat(9000) }].concat(Array.from({ length: 40 }, () => ({ type: 'text', text: 'y'.repeat(9000) }))) }
+  if (params.mode === 'throw') throw new Error('page broke')
+  return {
+    title: 'Stats',
+    blocks: [
+      { type: 'heading', text: 'Clicks' },
+      { type: 'stat', label: 'Clicks', value: String(clicks), hint: 'since load' },
+      { type: 'keyvalue', items: [{ key: 'mode', value: String(params.mode ?? 'none') }] },
+      { type: 'table', columns: ['a', 'b'], rows: [['1', '2']] },
+      { type: 'actions', actions: [{ id: 'add', label: 'Add one', style: 'primary', params: { n: 1 } }] },
+      { type: 'form', id: 'add', fields: [{ name: 'n', label: 'How many', kind: 'number', value: 1 }], submit_label: 'Add' },
+      { type: 'divider' },
+    ],
+  }
+}
+export function onPageAction({ action, params }) {
+  if (action !== 'add') throw new Error('unknown action ' + action)
+  clicks += Number(params.n ?? 1)
+  return onPageRender({ params: {} })
+}`
+
+test('pages render from checked blocks; a page over the limits or with an unknown block is a 502', async (t) => {
+  const app = await startTestApp(t, { env: { SERVICE_DASHBOARD_TOKEN: TOKEN } })
+  writePlugin(app, 'stats', {
+    hooks: ['onPageRender', 'onPageAction'],
+    capabilities: ['ui:page'],
+    code: PAGE_PLUGIN,
+    extra: '[ui]\ntitle = "Click stats"\nicon = "chart"\n',
+  })
+  assert.deepEqual((await app.request('GET', '/api/v1/plugins/pages', auth)).body, { pages: [] })
+  await app.request('POST', '/api/v1/plugins/stats/enable', auth)
+  assert.deepEqual((await app.request('GET', '/api/v1/plugins/pages', auth)).body, {
+    pages: [{ name: 'stats', plugin: 'stats', title: 'Click stats', icon: 'chart' }],
+  })
+  const page = await app.request('GET', '/api/v1/plugins/pages/stats?mode=first', auth)
+  assert.equal(page.status, 200, page.text)
+  assert.equal(page.body.name, 'stats')
+  assert.equal(page.body.page.title, 'Stats')
+  assert.deepEqual(page.body.page.blocks[1], {
+    type: 'stat',
+    label: 'Clicks',
+    value: '0',
+    hint: 'since load',
+  })
+  assert.deepEqual(page.body.page.blocks[2].items, [{ key: 'mode', value: 'first' }])
+
+  const acted = await app.request('POST', '/api/v1/plugins/pages/stats/action', {
+    ...auth,
+    body: { id: 'add', params: { n: 3 } },
+  })
+  assert.equal(acted.status, 200, acted.text)
+  assert.equal(acted.body.page.blocks[1].value, '3')
+
+  for (const [mode, detail] of [
+    ['unknown', /blocks\[0\]: unknown block type "iframe"/],
+    ['huge', /201 blocks; at most 200/],
+    ['big', /bytes; at most 262144/],
+    ['throw', /page broke/],
+  ] as const) {
+    const res = await app.request('GET', `/api/v1/plugins/pages/stats?mode=${mode}`, auth)
+    assert.equal(res.status, 502, `${mode}: ${res.text}`)
+    assert.match(res.body.detail, detail)
+  }
+  const bad = await app.request('POST', '/api/v1/plugins/pages/stats/action', {
+    ...auth,
+    body: { id: 'nope', params: {} },
+  })
+  assert.equal(bad.status, 502)
+  assert.equal((await app.request('GET', '/api/v1/plugins/pages/none', auth)).status, 404)
+
+  // Tiers: rendering is admin (any API key 403); actions are write.
+  const keyOf = async (scope: string) =>
+    (
+      await app.request('POST', '/api/v1/security/api-keys', {
+        ...auth,
+        body: { name: scope, scope },
+      })
+    ).body.key as string
+  const rw = await keyOf('read_write')
+  const ro = await keyOf('read')
+  assert.equal((await app.request('GET', '/api/v1/plugins/pages/stats', { token: rw })).status, 403)
+  assert.equal((await app.request('GET', '/api/v1/plugins/pages', { token: ro })).status, 200)
+  const action = { body: { id: 'add', params: {} } }
+  assert.equal(
+    (await app.request('POST', '/api/v1/plugins/pages/stats/action', { ...action, token: rw }))
+      .status,
+    200,
+  )
+  assert.equal(
+    (await app.request('POST', '/api/v1/plugins/pages/stats/action', { ...action, token: ro }))
+      .status,
+    403,
+  )
+})
+
+test('without a dashboard token, page rendering and actions answer 503', async (t) => {
+  const app = await startTestApp(t)
+  writePlugin(app, 'stats', {
+    hooks: ['onPageRender', 'onPageAction'],
+    capabilities: ['ui:page'],
+    code: PAGE_PLUGIN,
+  })
+  assert.equal((await app.request('GET', '/api/v1/plugins')).status, 200)
+  assert.equal((await app.request('POST', '/api/v1/plugins/stats/enable')).status, 503)
+  assert.equal((await app.request('GET', '/api/v1/plugins/pages/stats')).status, 503)
+  const action = await app.request('POST', '/api/v1/plugins/pages/stats/action', {
+    body: { id: 'add', params: {} },
+  })
+  assert.equal(action.status, 503)
+})
