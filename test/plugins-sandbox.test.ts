@@ -4,7 +4,13 @@
 import assert from 'node:assert/strict'
 import { rmSync } from 'node:fs'
 import { test } from 'node:test'
-import { dropSchema, startTestApp, type TestApp, type TestAppHandle } from './helpers/app.js'
+import {
+  dropSchema,
+  POSTGRES_DSN,
+  startTestApp,
+  type TestApp,
+  type TestAppHandle,
+} from './helpers/app.js'
 import { csvBatch, headSequence, ingest } from './helpers/ledger.js'
 import { waitForPlugin, writePlugin } from './helpers/plugins.js'
 
@@ -308,3 +314,57 @@ test('without a dashboard token, page rendering and actions answer 503', async (
   })
   assert.equal(action.status, 503)
 })
+
+test(
+  'processes sharing PostgreSQL: one runs the hooks, an enable made through another reaches it, and another takes over',
+  { skip: !POSTGRES_DSN && 'COFFER_TEST_POSTGRES_DSN not set' },
+  async (t) => {
+    let first: TestAppHandle | null = null
+    let second: TestAppHandle | null = null
+    t.after(async () => {
+      await second?.stop()
+      await first?.stop()
+      if (first?.schema) await dropSchema(first.schema)
+      if (first) rmSync(first.dir, { recursive: true, force: true })
+    })
+    first = await startTestApp(null, { env: { SERVICE_DASHBOARD_TOKEN: TOKEN } })
+    second = await startTestApp(null, {
+      env: { SERVICE_DASHBOARD_TOKEN: TOKEN },
+      reuse: { dir: first.dir, schema: first.schema },
+    })
+    // Counts its runs per transaction: a hook run by both processes would count 2.
+    writePlugin(first, 'tally', {
+      hooks: ['onTransactionCreate'],
+      capabilities: ['transactions:read', 'extensions:write'],
+      code: `export async function onTransactionCreate(event) {
+        const tx = await coffer.getTransaction(event.entity_id)
+        const runs = (tx && tx.extensions['tally.runs']) || 0
+        await coffer.setExtension(event.entity_id, 'tally.runs', runs + 1)
+      }`,
+    })
+    // Enabled through the process that does not run hooks.
+    const enabled = await second.request('POST', '/api/v1/plugins/tally/enable', auth)
+    assert.equal(enabled.body.state, 'loaded')
+    const ids = [first, second, first, second].map((_, i) => `csv:burst-${i}`)
+    await ingest(first, csvBatch(burst(2)))
+    await ingest(second, csvBatch(burst(2, 2)))
+    const runsOf = async (app: TestApp, id: string) =>
+      (await app.request('GET', `/api/v1/transactions/${id}`, auth)).body.extensions[
+        'tally.runs'
+      ] as number | undefined
+    for (const id of ids) {
+      const deadline = Date.now() + 15_000
+      while ((await runsOf(second, id)) === undefined && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    for (const id of ids) assert.equal(await runsOf(second, id), 1, `${id} ran once`)
+
+    await first.stop()
+    await ingest(second, csvBatch(burst(1, 4)))
+    const deadline = Date.now() + 20_000
+    while ((await runsOf(second, 'csv:burst-4')) === undefined && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    assert.equal(await runsOf(second, 'csv:burst-4'), 1, 'the other process took over the hooks')
+  },
+)
