@@ -2,7 +2,7 @@
 // install, an update that keeps the enabled state, a bad checksum and unsafe
 // paths refused with nothing written, an index that cannot be read.
 import assert from 'node:assert/strict'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { startTestApp } from './helpers/app.js'
@@ -142,4 +142,27 @@ test('an index that cannot be read is a 502; none configured is available: false
     available: false,
     plugins: [],
   })
+})
+
+test('a crash between the renames of an install is put right at the next start', async (t) => {
+  const first = await startTestApp(null, { env: { SERVICE_DASHBOARD_TOKEN: TOKEN } })
+  const dir = first.ctx.config.plugins.dir
+  await first.stop()
+  t.after(() => rmSync(first.dir, { recursive: true, force: true }))
+  // The old folder set aside, the new one never renamed into place; a staging leftover.
+  mkdirSync(join(dir, '.old-hello-0badcafe'), { recursive: true })
+  writeFileSync(join(dir, '.old-hello-0badcafe', 'plugin.toml'), manifest('hello', '1.0.0'))
+  writeFileSync(
+    join(dir, '.old-hello-0badcafe', 'main.js'),
+    'export function onPageRender() { return { title: "x", blocks: [] } }',
+  )
+  mkdirSync(join(dir, '.staging-hello-0badcafe'))
+  const second = await startTestApp(t, {
+    env: { SERVICE_DASHBOARD_TOKEN: TOKEN },
+    reuse: { dir: first.dir, schema: first.schema },
+  })
+  const res = await second.request('GET', '/api/v1/plugins/hello', auth)
+  assert.equal(res.status, 200)
+  assert.equal(res.body.version, '1.0.0')
+  assert.deepEqual(readdirSync(dir), ['hello'])
 })

@@ -248,3 +248,28 @@ test('plugins.enabled = false: nothing runs, the list says so', async (t) => {
   assert.deepEqual(res.body, { enabled: false, plugins: [] })
   assert.equal((await app.request('POST', '/api/v1/plugins/labeller/enable', auth)).status, 404)
 })
+
+test('a hook reads back its own writes; a batch of events lands with every write', async (t) => {
+  const app = await start(t)
+  writePlugin(app, 'reader', {
+    hooks: ['onTransactionCreate'],
+    capabilities: ['transactions:read', 'labels:write', 'extensions:write'],
+    code: `export async function onTransactionCreate(event) {
+      await coffer.applyLabels(event.entity_id, { step: 'one' })
+      const tx = await coffer.getTransaction(event.entity_id)
+      await coffer.setExtension(event.entity_id, 'reader.saw', tx.labels.step || 'nothing')
+      await coffer.removeLabels(event.entity_id, ['step'])
+      await coffer.applyLabels(event.entity_id, { done: 'yes' })
+    }`,
+  })
+  const acct = await account(app)
+  await app.request('POST', '/api/v1/plugins/reader/enable', auth)
+  const ids = []
+  for (let i = 0; i < 5; i++) ids.push(await transaction(app, acct, `row ${i}`))
+  for (const id of ids) {
+    await waitFor('the batch', async () => ((await labelsOf(app, id)).done ? 1 : undefined))
+    const tx = await app.request('GET', `/api/v1/transactions/${id}`, auth)
+    assert.deepEqual(tx.body.labels, { done: 'yes' })
+    assert.equal(tx.body.extensions['reader.saw'], 'one')
+  }
+})

@@ -25,10 +25,13 @@ export const EVENT_HOOKS: Record<string, { hook: HookName; arg: (e: EventEnvelop
 export interface HookTarget {
   readonly name: string
   readonly hooks: readonly HookName[]
-  /** Runs one hook (recording its outcome); never throws. */
-  run(hook: HookName, arg: unknown): Promise<void>
+  /** Runs hooks one after the other, recording their outcomes, and writes what they wrote; never throws. */
+  runBatch(calls: ReadonlyArray<{ hook: HookName; arg: unknown }>): Promise<void>
   saveCursor(sequence: number): Promise<void>
 }
+
+/** Events handed to a plugin at once, when that many wait: their writes share a unit of work. */
+export const HOOK_BATCH_EVENTS = 256
 
 /** A bounded hand-over between the follower and the hook loop. */
 class BoundedQueue<T> {
@@ -44,6 +47,13 @@ class BoundedQueue<T> {
       await new Promise<void>((resolve) => (this.wakeGiver = resolve))
     this.items.push(item)
     this.wakeTaker?.()
+  }
+
+  /** Up to `max` items that wait now, without waiting for more. */
+  takeWaiting(max: number): T[] {
+    const items = this.items.splice(0, max)
+    if (items.length > 0) this.wakeGiver?.()
+    return items
   }
 
   /** The next item, or null once closed and empty. */
@@ -145,14 +155,24 @@ export class HookRunner {
     }
   }
 
+  /**
+   * Takes the next event and every one waiting behind it (up to a batch): their
+   * hooks run in order and what they write is written together; then the cursor
+   * moves past the whole batch.
+   */
   private async work(): Promise<void> {
     for (;;) {
-      const event = await this.queue.take()
-      if (event === null) return
-      const feeds = EVENT_HOOKS[event.type]
-      if (feeds && this.target.hooks.includes(feeds.hook))
-        await this.target.run(feeds.hook, feeds.arg(event))
-      this.handled = event.sequence
+      const first = await this.queue.take()
+      if (first === null) return
+      const events = [first, ...this.queue.takeWaiting(HOOK_BATCH_EVENTS - 1)]
+      const calls = []
+      for (const event of events) {
+        const feeds = EVENT_HOOKS[event.type]
+        if (feeds && this.target.hooks.includes(feeds.hook))
+          calls.push({ hook: feeds.hook, arg: feeds.arg(event) })
+      }
+      if (calls.length > 0) await this.target.runBatch(calls)
+      this.handled = events.at(-1)!.sequence
       this.wake()
     }
   }

@@ -1,19 +1,19 @@
 // The host side of the `coffer` global (CONTRACT 9): each method checks the
 // plugin's capability, then calls the same service a REST route would. Writes go
-// through the one mutation path with `plugin:<name>` as the actor, so events and
-// history record them like any other change and provenance names the plugin.
+// through the one mutation path with `plugin:<name>` as the actor (writes.ts), so
+// events and history record them like any other change and provenance names the
+// plugin.
 // Whatever is thrown here is thrown in the plugin, with its message only.
 import type { Logger } from 'pino'
 import type { ServiceContext } from '../context.js'
 import { NotFound, ServiceError } from '../errors.js'
 import { validateExtensions } from '../ledger/extensions.js'
-import { canonicalLabelKey, validateLabels, writeLabelsInUnit } from '../ledger/labels.js'
-import { writeExtensionsInUnit } from '../ledger/extensions.js'
-import { findTransactionForChange } from '../ledger/snapshots.js'
+import { canonicalLabelKey, validateLabels } from '../ledger/labels.js'
 import { getTransaction } from '../ledger/transactions.js'
 import type { SearchInput, SearchResult } from '../search/index.js'
 import type { EgressPolicy, EgressRequest, PluginEgress } from './egress.js'
 import type { Capability, ConfigValue, Manifest } from './manifest.js'
+import { writeNow, type KeyedChange, type WriteBatch } from './writes.js'
 
 const SEARCH_LIMIT_MAX = 100
 const LOG_LEVELS = new Set(['debug', 'info', 'warn', 'error'])
@@ -31,6 +31,8 @@ export interface PluginHostState {
   log: Logger
   /** The effective config (defaults with the stored changes over them). */
   config(): Record<string, ConfigValue>
+  /** The write batch of the hooks running now, or null to write each change at once. */
+  batch(): WriteBatch | null
   /** Stores the plugin's config changes (already checked); answers the effective config. */
   saveConfig(changes: Record<string, ConfigValue>): Promise<Record<string, ConfigValue>>
 }
@@ -102,7 +104,9 @@ export async function callHost(
       case 'getTransaction': {
         need(state, 'transactions:read', method)
         try {
-          return await getTransaction(ctx, text(args[0], 'getTransaction(id)'))
+          const tx = await getTransaction(ctx, text(args[0], 'getTransaction(id)'))
+          // The hook's own writes of this batch are read back, though not yet written.
+          return state.batch()?.overlay(tx) ?? tx
         } catch (error) {
           if (error instanceof NotFound) return null
           throw error
@@ -121,43 +125,20 @@ export async function callHost(
         return { total: result.total, transactions: result.transactions }
       }
       case 'applyLabels':
-      case 'removeLabels': {
-        need(state, 'labels:write', method)
-        const id = text(args[0], `${method}(id)`)
-        const change =
-          method === 'applyLabels'
-            ? validateLabels(stringValues(record(args[1], 'applyLabels(id, labels)')))
-            : keysOf(args[1], 'removeLabels(id, keys)').map(canonicalLabelKey)
-        return await ctx.ledger.mutate(
-          async (uow) => {
-            const before = await findTransactionForChange(uow.trx, id)
-            if (!before) throw new NotFound(`transaction ${id} not found`)
-            const next = { ...before.labels }
-            if (Array.isArray(change)) for (const key of change) delete next[key]
-            else Object.assign(next, change)
-            const after = await writeLabelsInUnit(uow, before, validateLabels(next))
-            return { id, labels: after.labels }
-          },
-          { actor },
-        )
-      }
+      case 'removeLabels':
       case 'setExtension':
       case 'removeExtension': {
-        need(state, 'extensions:write', method)
-        const id = text(args[0], `${method}(id, key)`)
-        const key = text(args[1], `${method}(id, key)`)
-        return await ctx.ledger.mutate(
-          async (uow) => {
-            const before = await findTransactionForChange(uow.trx, id)
-            if (!before) throw new NotFound(`transaction ${id} not found`)
-            const next: Record<string, unknown> = { ...before.extensions }
-            if (method === 'setExtension') next[key] = args[2]
-            else delete next[key]
-            const after = await writeExtensionsInUnit(uow, before, validateExtensions(next))
-            return { id, extensions: after.extensions }
-          },
-          { actor },
-        )
+        const field = method.endsWith('Labels') ? 'labels' : 'extensions'
+        need(state, field === 'labels' ? 'labels:write' : 'extensions:write', method)
+        const id = text(args[0], `${method}(id)`)
+        const change = changeOf(method, args)
+        const batch = state.batch()
+        const after = batch
+          ? await batch.add(ctx, id, change)
+          : await writeNow(ctx, id, change, actor)
+        return field === 'labels'
+          ? { id, labels: after.labels }
+          : { id, extensions: after.extensions }
       }
       case 'fetch': {
         need(state, 'net:fetch', method)
@@ -174,6 +155,30 @@ export async function callHost(
     if (error instanceof Error && !(error instanceof TypeError)) throw new Error(error.message)
     state.log.error({ err: error }, `plugin ${name}: coffer.${method} failed`)
     throw new Error(`coffer.${method} failed`)
+  }
+}
+
+/** The keyed change a write call asks for (validated as far as it can be alone). */
+function changeOf(method: string, args: unknown[]): KeyedChange {
+  switch (method) {
+    case 'applyLabels':
+      return {
+        field: 'labels',
+        keys: validateLabels(stringValues(record(args[1], 'applyLabels(id, labels)'))),
+      }
+    case 'removeLabels':
+      return {
+        field: 'labels',
+        keys: Object.fromEntries(
+          keysOf(args[1], 'removeLabels(id, keys)').map((key) => [canonicalLabelKey(key), null]),
+        ),
+      }
+    case 'setExtension': {
+      const key = text(args[1], 'setExtension(id, key, value)')
+      return { field: 'extensions', keys: validateExtensions({ [key]: args[2] }) }
+    }
+    default:
+      return { field: 'extensions', keys: { [text(args[1], 'removeExtension(id, key)')]: null } }
   }
 }
 

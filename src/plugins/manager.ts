@@ -27,6 +27,8 @@ import {
   type Manifest,
 } from './manifest.js'
 import { checkPage, PageError } from './pages.js'
+import { WriteBatch } from './writes.js'
+import { recoverInterruptedInstalls } from './marketplace.js'
 import { PluginSandbox, SandboxLoadError, type CallOutcome } from './sandbox/index.js'
 import {
   deletePluginRow,
@@ -43,6 +45,8 @@ import {
 
 const ENTRYPOINT_MAX_BYTES = 5 * 1024 * 1024
 const HEALTH_SAVE_INTERVAL_MS = 1_000
+/** Hook time after which a batch's writes are written, even mid-batch. */
+const BATCH_WRITE_MS = 200
 /** Processes sharing PostgreSQL hear of each other's enables and disables on this channel. */
 export const PLUGINS_CHANNEL = 'coffer_plugins'
 
@@ -58,6 +62,8 @@ class Plugin {
   runner: HookRunner | null = null
   /** Health as last recorded here (written to the row as it changes). */
   health: Partial<Health> & { last_success_at?: string | null } = {}
+  /** Where the event hooks' writes wait to be written together (writes.ts); null otherwise. */
+  batch: WriteBatch | null = null
   /** Whether `health` holds an outcome not written yet, and when it was last written. */
   healthDirty = false
   healthSavedAt = 0
@@ -96,6 +102,7 @@ export class PluginManager {
   /** Scans the folder and loads every enabled plugin. */
   async start(): Promise<void> {
     await this.serial(async () => {
+      await recoverInterruptedInstalls(this.dir, this.log)
       await this.scan()
       const rows = await readPluginRows(this.ctx.db.kysely)
       for (const plugin of this.plugins.values()) {
@@ -438,6 +445,7 @@ export class PluginManager {
     return {
       manifest,
       grants: grantsOf(row),
+      batch: () => plugin.batch,
       log: this.ctx.log.child({ plugin: plugin.name }),
       config: effective,
       saveConfig: async (changes) => {
@@ -502,15 +510,42 @@ export class PluginManager {
       {
         name: plugin.name,
         hooks: plugin.manifest.hooks,
-        run: async (hook, arg) => {
-          await this.call(plugin, hook, arg)
-        },
+        runBatch: (calls) => this.runBatch(plugin, calls),
         saveCursor: (sequence) => saveCursor(this.ctx.db.kysely, plugin.name, sequence),
       },
       cursor,
     )
     plugin.runner = runner
     runner.start()
+  }
+
+  /**
+   * Runs a batch of event hooks with their writes kept in a WriteBatch, written
+   * every BATCH_WRITE_MS of hook time and at the end (so that a slow hook does
+   * not hold back what the others wrote).
+   */
+  private async runBatch(
+    plugin: Plugin,
+    calls: ReadonlyArray<{ hook: HookName; arg: unknown }>,
+  ): Promise<void> {
+    const batch = new WriteBatch()
+    const actor = `plugin:${plugin.name}`
+    const flush = async () => {
+      const problems = await batch.flush(this.ctx, actor)
+      if (problems.length > 0) {
+        this.log.warn({ plugin: plugin.name, problems }, 'plugins: some changes were not written')
+        await this.record(plugin, 'error', `writing its changes: ${problems[0]}`)
+      }
+    }
+    let since = Date.now()
+    for (const { hook, arg } of calls) {
+      await this.call(plugin, hook, arg, { record: true, batch })
+      if (Date.now() - since >= BATCH_WRITE_MS) {
+        await flush()
+        since = Date.now()
+      }
+    }
+    await flush()
   }
 
   private async stopHooks(): Promise<void> {
@@ -541,7 +576,7 @@ export class PluginManager {
     plugin: Plugin,
     hook: HookName,
     arg: unknown,
-    options: { record: boolean } = { record: true },
+    options: { record: boolean; batch?: WriteBatch } = { record: true },
   ): Promise<CallOutcome> {
     const run = plugin.turn.then(async (): Promise<CallOutcome> => {
       if (plugin.sandbox?.broken) {
@@ -555,7 +590,13 @@ export class PluginManager {
         }
       }
       if (!plugin.sandbox) return { status: 'error', message: 'the plugin is not loaded' }
-      return plugin.sandbox.call(hook, arg)
+      // Calls run one at a time, so the host calls made meanwhile are this call's.
+      plugin.batch = options.batch ?? null
+      try {
+        return await plugin.sandbox.call(hook, arg)
+      } finally {
+        plugin.batch = null
+      }
     })
     plugin.turn = run.catch(() => undefined)
     return run.then(async (outcome) => {

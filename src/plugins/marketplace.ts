@@ -4,7 +4,7 @@
 // checked files go into a staging folder that is swapped in by renames, so the
 // plugin folder is always the old version or the new one, never half of each.
 import { createHash, randomUUID } from 'node:crypto'
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { Logger } from 'pino'
 import semver from 'semver'
@@ -212,5 +212,41 @@ export async function installFromRegistry(options: {
     return { folder, replaced }
   } finally {
     await rm(staging, { recursive: true, force: true })
+  }
+}
+
+/**
+ * Puts plugins.dir back in order after a crash in the middle of an install or an
+ * uninstall: a folder set aside (`.old-<name>-*`) whose plugin folder is gone is
+ * renamed back; leftover staging, set-aside and removed folders are deleted.
+ * Runs at start, before anything else touches the folder.
+ */
+export async function recoverInterruptedInstalls(pluginsDir: string, log?: Logger): Promise<void> {
+  let names: string[]
+  try {
+    names = await readdir(pluginsDir)
+  } catch {
+    return
+  }
+  for (const name of names) {
+    const aside = /^\.old-([a-z0-9][a-z0-9_-]{0,63})-[0-9a-f]{8}$/.exec(name)
+    const path = join(pluginsDir, name)
+    if (aside) {
+      const folder = join(pluginsDir, aside[1]!)
+      const present = await stat(folder).then(
+        () => true,
+        () => false,
+      )
+      if (!present) {
+        await rename(path, folder)
+        log?.warn(
+          { plugin: aside[1] },
+          'plugins: put back a plugin folder an interrupted install had set aside',
+        )
+        continue
+      }
+    }
+    if (aside || /^\.(staging|removed)-/.test(name))
+      await rm(path, { recursive: true, force: true })
   }
 }
