@@ -56,6 +56,15 @@ const TOOL_NAMES = [
   'list_settings',
   'set_setting',
   'reset_setting',
+  'list_plugins',
+  'get_plugin',
+  'enable_plugin',
+  'disable_plugin',
+  'reload_plugin',
+  'uninstall_plugin',
+  'browse_plugin_registry',
+  'install_plugin',
+  'render_plugin_page',
 ]
 
 async function rest(app: TestApp, method: string, path: string, body?: unknown) {

@@ -111,11 +111,13 @@ test('the SDK client drives coffer mcp over stdio; results equal REST afterwards
 
   const { tools } = await client.listTools()
   // The exact names are pinned in mcp-http.test.ts; stdio serves the same catalogue,
-  // but for the settings tools, which belong to a running coffer serve (admin, HTTP).
-  const settingsTools = ['list_settings', 'set_setting', 'reset_setting']
+  // but for the settings and plugin tools, which belong to a running coffer serve
+  // (admin, HTTP).
+  const serveOnly = (name: string) =>
+    ['list_settings', 'set_setting', 'reset_setting'].includes(name) || /plugin/.test(name)
   assert.deepEqual(
     tools.map((tool) => tool.name),
-    TOOLS.map((tool) => tool.name).filter((name) => !settingsTools.includes(name)),
+    TOOLS.map((tool) => tool.name).filter((name) => !serveOnly(name)),
   )
   for (const tool of tools) assert.equal(tool.inputSchema.type, 'object', tool.name)
 

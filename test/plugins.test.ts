@@ -53,6 +53,10 @@ test('discovery: a new plugin starts disabled; a bad manifest names its key', as
   writeLabeller(app)
   writePlugin(app, 'broken', { hooks: ['onTransactionExplode'], code: 'export {}' })
   writePlugin(app, 'misnamed', { hooks: ['onTransactionCreate'], code: LABELLER })
+  writePlugin(app, 'importer', {
+    hooks: ['onTransactionCreate'],
+    code: `import pad from 'left-pad'\nexport function onTransactionCreate() { pad() }`,
+  })
   writeFileSync(
     join(app.ctx.config.plugins.dir, 'misnamed', 'plugin.toml'),
     'name = "other"\nversion = "1.0.0"\nhooks = ["onTransactionCreate"]\n',
@@ -64,7 +68,7 @@ test('discovery: a new plugin starts disabled; a bad manifest names its key', as
   const byName = Object.fromEntries(
     (res.body.plugins as Array<Record<string, unknown>>).map((p) => [p.name, p]),
   )
-  assert.deepEqual(Object.keys(byName).sort(), ['broken', 'labeller', 'misnamed'])
+  assert.deepEqual(Object.keys(byName).sort(), ['broken', 'importer', 'labeller', 'misnamed'])
   const labeller = byName.labeller!
   assert.equal(labeller.id, 'labeller')
   assert.equal(labeller.state, 'disabled')
@@ -78,6 +82,13 @@ test('discovery: a new plugin starts disabled; a bad manifest names its key', as
   assert.equal(byName.broken!.state, 'error')
   assert.match(String(byName.broken!.last_error), /hooks: unknown hook "onTransactionExplode"/)
   assert.match(String(byName.misnamed!.last_error), /name: "other" differs from its folder/)
+  // Code that imports beyond its folder is refused at load, and the plugin still shows what it is.
+  assert.equal(byName.importer!.state, 'error')
+  assert.equal(byName.importer!.version, '1.0.0')
+  assert.match(
+    String(byName.importer!.last_error),
+    /import "left-pad": a plugin may import only files of its own folder/,
+  )
 
   // Enabling a plugin whose manifest fails leaves it in error, saying why.
   const enabled = await app.request('POST', '/api/v1/plugins/broken/enable', auth)

@@ -22,6 +22,7 @@ import {
   type TransactionFilter,
   transactionFilterOf,
 } from './transaction-query.js'
+import { lockTransactionRow } from '../db/coordination.js'
 
 export interface TransactionListInput extends KeysetPageInput, TransactionFilter {}
 
@@ -165,6 +166,8 @@ async function requireManualTransaction(
   id: string,
   action: string,
 ): Promise<TransactionRow> {
+  // Held until the unit ends: another change of this row (a plugin's label) waits its turn.
+  await lockTransactionRow(db, id)
   const row = await findTransactionRow(db, id)
   if (!row) throw new NotFound(`transaction ${id} not found`)
   if (row.source !== 'manual') {

@@ -11,7 +11,7 @@ import type { ServiceContext } from '../context.js'
 import { hasSessionLocks } from '../db/dialect.js'
 import { PostgresLease } from '../db/lease.js'
 import { watchChanges, type ChangeWatch } from '../db/coordination.js'
-import { BadGateway, NotFound } from '../errors.js'
+import { NotFound } from '../errors.js'
 import type { SearchInput, SearchResult } from '../search/index.js'
 import type { PluginJson } from '../schemas/plugins.js'
 import { PluginEgress } from './egress.js'
@@ -105,7 +105,11 @@ export class PluginService {
     const url = this.ctx.config.plugins.registry_url
     if (!this.ctx.config.plugins.enabled)
       throw new NotFound('plugins are turned off (plugins.enabled = false)')
-    if (!url) throw new BadGateway('no marketplace is configured (plugins.registry_url)')
+    // Nothing can be installed from a marketplace that is not there: a 404, not a gateway error.
+    if (!url)
+      throw new NotFound(
+        `no marketplace is configured (plugins.registry_url): ${name} cannot be installed`,
+      )
     const entries = await fetchRegistryIndex(url, { log: this.ctx.log })
     const entry = entries.find((e) => e.name === name)
     if (!entry) throw new NotFound(`plugin ${name} is not in the marketplace`)

@@ -231,7 +231,7 @@ export class PluginManager {
       const plugin = this.plugins.get(name)
       const row = await readPluginRow(db, name)
       if (!plugin && !row) throw new NotFound(`plugin ${name} not found`)
-      if (plugin?.manifest?.hooks.includes('onUninstall')) {
+      if (plugin?.code && plugin.manifest?.hooks.includes('onUninstall')) {
         if (!plugin.sandbox) await this.startSandbox(plugin, row).catch(() => undefined)
         if (plugin.sandbox) {
           const outcome = await this.call(plugin, 'onUninstall', {})
@@ -426,8 +426,9 @@ export class PluginManager {
       if (!info?.isFile()) throw new ManifestError(`entrypoint: ${manifest.entrypoint} is missing`)
       if (info.size > ENTRYPOINT_MAX_BYTES)
         throw new ManifestError(`entrypoint: ${manifest.entrypoint} is over 5 MiB`)
-      plugin.code = await bundlePlugin(plugin.dir, manifest.entrypoint)
+      // Kept even when the code does not bundle: the list still shows what the plugin is.
       plugin.manifest = manifest
+      plugin.code = await bundlePlugin(plugin.dir, manifest.entrypoint)
     } catch (error) {
       plugin.problem =
         error instanceof ManifestError
@@ -488,6 +489,8 @@ export class PluginManager {
 
   /** Starts the sandbox of an enabled plugin (and its hooks where this process runs them). */
   private async load(plugin: Plugin): Promise<void> {
+    // Code that did not bundle stays in "error" with its problem until a reload.
+    if (!plugin.code) return
     const row = await readPluginRow(this.ctx.db.kysely, plugin.name)
     try {
       await this.startSandbox(plugin, row)
