@@ -284,3 +284,27 @@ test('a hook reads back its own writes; a batch of events lands with every write
     assert.equal(tx.body.extensions['reader.saw'], 'one')
   }
 })
+
+test('deletes reach onTransactionDelete: a manual row, and each row of a deleted account', async (t) => {
+  const app = await start(t)
+  writePlugin(app, 'mourner', {
+    hooks: ['onTransactionDelete'],
+    code: `export function onTransactionDelete(event) {
+      coffer.log('info', 'deleted ' + event.entity_id, { type: event.type })
+    }`,
+  })
+  await app.request('POST', '/api/v1/plugins/mourner/enable', auth)
+  const acct = await account(app)
+  const lone = await transaction(app, acct, 'deleted by hand')
+  const other = await account(app)
+  const cascaded = [
+    await transaction(app, other, 'goes with its account'),
+    await transaction(app, other, 'this one too'),
+  ]
+  assert.equal((await app.request('DELETE', `/api/v1/transactions/${lone}`, auth)).status, 204)
+  assert.equal((await app.request('DELETE', `/api/v1/accounts/${other}`, auth)).status, 204)
+  for (const id of [lone, ...cascaded])
+    await waitFor(`the delete hook of ${id}`, async () =>
+      app.logs.some((line) => line.includes(`deleted ${id}`)) ? true : undefined,
+    )
+})
