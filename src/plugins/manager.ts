@@ -22,11 +22,10 @@ import {
   NET_ALLOW_MAX,
   PLUGIN_NAME,
   readManifest,
-  type ConfigValue,
   type HookName,
-  type Manifest,
 } from './manifest.js'
 import { checkPage, PageError } from './pages.js'
+import { effectiveConfig, hasPage, Plugin, pluginJson, type Status } from './plugin.js'
 import { WriteBatch } from './writes.js'
 import { recoverInterruptedInstalls } from './marketplace.js'
 import { PluginSandbox, SandboxLoadError, type CallOutcome } from './sandbox/index.js'
@@ -49,37 +48,6 @@ const HEALTH_SAVE_INTERVAL_MS = 1_000
 const BATCH_WRITE_MS = 200
 /** Processes sharing PostgreSQL hear of each other's enables and disables on this channel. */
 export const PLUGINS_CHANNEL = 'coffer_plugins'
-
-type Status = Health['last_status']
-
-/** What this process knows of one plugin. */
-class Plugin {
-  manifest: Manifest | null = null
-  /** Why the manifest or the code cannot run (state "error"). */
-  problem: string | null = null
-  sandbox: PluginSandbox | null = null
-  code: string | null = null
-  runner: HookRunner | null = null
-  /** Health as last recorded here (written to the row as it changes). */
-  health: Partial<Health> & { last_success_at?: string | null } = {}
-  /** Where the event hooks' writes wait to be written together (writes.ts); null otherwise. */
-  batch: WriteBatch | null = null
-  /** Whether `health` holds an outcome not written yet, and when it was last written. */
-  healthDirty = false
-  healthSavedAt = 0
-  /** Calls into the sandbox, one after another (restarts included). */
-  turn: Promise<unknown> = Promise.resolve()
-
-  constructor(
-    readonly name: string,
-    readonly dir: string,
-  ) {}
-}
-
-export interface ManagerOptions {
-  /** Runs event hooks in this process (the lease holder on PostgreSQL; always on SQLite). */
-  runHooks: boolean
-}
 
 export class PluginManager {
   private readonly plugins = new Map<string, Plugin>()
@@ -649,60 +617,6 @@ export class PluginManager {
   }
 
   private json(name: string, row: PluginRow | null): PluginJson {
-    const plugin = this.plugins.get(name)
-    const manifest = plugin?.manifest ?? null
-    const enabled = row?.enabled === 1
-    // An enabled plugin is "loaded" while its sandbox runs or is being started
-    // again after a limit (or runs in another process); "error" when it cannot run.
-    const state: PluginJson['state'] = !plugin
-      ? 'missing'
-      : plugin.problem
-        ? 'error'
-        : enabled
-          ? 'loaded'
-          : 'disabled'
-    const lastError =
-      state === 'error' && plugin?.problem ? plugin.problem : (row?.last_error ?? null)
-    return {
-      id: name,
-      name,
-      version: manifest?.version ?? '',
-      description: manifest?.description ?? '',
-      author: manifest?.author ?? '',
-      runtime: 'js',
-      enabled,
-      state,
-      hooks: manifest?.hooks ?? [],
-      capabilities: manifest?.capabilities ?? [],
-      net_grants: grantsOf(row),
-      last_status: (row?.last_status as Status | null) ?? (state === 'error' ? 'error' : null),
-      last_error: lastError,
-      last_run_at: row?.last_run_at ?? null,
-      last_success_at: row?.last_success_at ?? null,
-      // What this process ran last may be newer than the row (written at most once a second).
-      ...(plugin?.healthDirty
-        ? {
-            last_status: plugin.health.last_status ?? null,
-            last_error: plugin.health.last_error ?? null,
-            last_run_at: plugin.health.last_run_at ?? null,
-            last_success_at: plugin.health.last_success_at ?? row?.last_success_at ?? null,
-          }
-        : {}),
-    }
+    return pluginJson(name, this.plugins.get(name), row)
   }
-}
-
-function hasPage(manifest: Manifest): boolean {
-  return manifest.capabilities.includes('ui:page') && manifest.hooks.includes('onPageRender')
-}
-
-/** The manifest's [config] defaults with the plugin's stored changes that still fit them. */
-function effectiveConfig(
-  manifest: Manifest,
-  stored: Record<string, ConfigValue>,
-): Record<string, ConfigValue> {
-  const out = { ...manifest.config }
-  for (const [key, value] of Object.entries(stored))
-    if (Object.hasOwn(out, key) && typeof out[key] === typeof value) out[key] = value
-  return out
 }
