@@ -25,8 +25,15 @@ export const EVENT_HOOKS: Record<string, { hook: HookName; arg: (e: EventEnvelop
 export interface HookTarget {
   readonly name: string
   readonly hooks: readonly HookName[]
-  /** Runs hooks one after the other, recording their outcomes, and writes what they wrote; never throws. */
-  runBatch(calls: ReadonlyArray<{ hook: HookName; arg: unknown }>): Promise<void>
+  /**
+   * Runs hooks one after the other, recording their outcomes, and writes what
+   * they wrote; stops early once `signal` is aborted (a shutdown). Answers how
+   * many calls ran; never throws.
+   */
+  runBatch(
+    calls: ReadonlyArray<{ hook: HookName; arg: unknown }>,
+    signal: AbortSignal,
+  ): Promise<number>
   saveCursor(sequence: number): Promise<void>
 }
 
@@ -161,19 +168,26 @@ export class HookRunner {
    * moves past the whole batch.
    */
   private async work(): Promise<void> {
+    const signal = this.abort.signal
     for (;;) {
-      const first = await this.queue.take()
+      // A stop ends the work here: events still queued are handed over again after it.
+      const first = signal.aborted ? null : await this.queue.take()
       if (first === null) return
       const events = [first, ...this.queue.takeWaiting(HOOK_BATCH_EVENTS - 1)]
       const calls = []
-      for (const event of events) {
+      const callEvent: number[] = []
+      for (const [index, event] of events.entries()) {
         const feeds = EVENT_HOOKS[event.type]
-        if (feeds && this.target.hooks.includes(feeds.hook))
-          calls.push({ hook: feeds.hook, arg: feeds.arg(event) })
+        if (!feeds || !this.target.hooks.includes(feeds.hook)) continue
+        calls.push({ hook: feeds.hook, arg: feeds.arg(event) })
+        callEvent.push(index)
       }
-      if (calls.length > 0) await this.target.runBatch(calls)
-      this.handled = events.at(-1)!.sequence
+      const ran = calls.length > 0 ? await this.target.runBatch(calls, signal) : 0
+      // Past every event whose hook ran (and those that feed none), up to the first that did not.
+      const firstNotRun = ran < calls.length ? callEvent[ran]! : events.length
+      if (firstNotRun > 0) this.handled = events[firstNotRun - 1]!.sequence
       this.wake()
+      if (firstNotRun < events.length) return
     }
   }
 

@@ -481,7 +481,7 @@ export class PluginManager {
       {
         name: plugin.name,
         hooks: plugin.manifest.hooks,
-        runBatch: (calls) => this.runBatch(plugin, calls),
+        runBatch: (calls, signal) => this.runBatch(plugin, calls, signal),
         saveCursor: (sequence) => saveCursor(this.ctx.db.kysely, plugin.name, sequence),
       },
       cursor,
@@ -498,7 +498,8 @@ export class PluginManager {
   private async runBatch(
     plugin: Plugin,
     calls: ReadonlyArray<{ hook: HookName; arg: unknown }>,
-  ): Promise<void> {
+    signal: AbortSignal,
+  ): Promise<number> {
     const batch = new WriteBatch()
     const actor = `plugin:${plugin.name}`
     const flush = async () => {
@@ -509,14 +510,19 @@ export class PluginManager {
       }
     }
     let since = Date.now()
+    let ran = 0
     for (const { hook, arg } of calls) {
+      // A shutdown waits for the hook in flight, not for the rest of the batch.
+      if (signal.aborted) break
       await this.call(plugin, hook, arg, { record: true, batch })
+      ran++
       if (Date.now() - since >= BATCH_WRITE_MS) {
         await flush()
         since = Date.now()
       }
     }
     await flush()
+    return ran
   }
 
   private async stopHooks(): Promise<void> {
