@@ -114,9 +114,17 @@ async function serve(configPath: string | undefined): Promise<void> {
     return running.draining
   }
 
-  const current = await start()
+  // The handlers go in before the service starts: a SIGTERM sent as soon as the
+  // "listening" line shows (a test, a supervisor) must drain, not kill outright.
+  let current: Running | null = null
+  let signalledEarly: string | null = null
   let stopping = false
   const stop = (signal: string) => {
+    if (!current) {
+      if (signalledEarly) process.exit(1)
+      signalledEarly = signal
+      return
+    }
     const { app, logger } = current
     if (stopping) {
       // A second signal: the operator does not want to wait.
@@ -138,6 +146,8 @@ async function serve(configPath: string | undefined): Promise<void> {
   }
   process.on('SIGINT', () => stop('SIGINT'))
   process.on('SIGTERM', () => stop('SIGTERM'))
+  current = await start()
+  if (signalledEarly) stop(signalledEarly)
 
   const request = await current.restartAsked
   if (stopping) return
