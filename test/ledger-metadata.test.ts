@@ -5,7 +5,6 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { startTestApp, type TestAppHandle } from './helpers/app.js'
 import {
-  createAccount,
   createTransaction,
   csvBatch,
   eventBodiesAfter,
@@ -16,17 +15,10 @@ import {
   problem,
   problemFields,
   StepClock,
+  startWithCashAccount,
   T0,
 } from './helpers/ledger.js'
 import { expectProblem, expectStatus } from './helpers/http.js'
-
-async function setup(t: Parameters<typeof startTestApp>[0], clock = new StepClock()) {
-  const app = await startTestApp(t, { clock })
-  const acct = await createAccount(app, { name: 'Cash', currency: 'USD' })
-  const tx = async (date = '2024-01-15') =>
-    createTransaction(app, { account_id: acct.id, amount: '-1.00', date })
-  return { app, acct, clock, tx }
-}
 
 function labelsPath(id: string): string {
   return `/api/v1/transactions/${encodeURIComponent(id)}/labels`
@@ -48,7 +40,7 @@ async function getTx(app: TestAppHandle, id: string) {
 
 test('PUT labels replaces the set, lower-cases keys, emits per-key events and a labeled version', async (t) => {
   const clock = new StepClock()
-  const { app, tx } = await setup(t, clock)
+  const { app, tx } = await startWithCashAccount(t, clock)
   const txn = await tx()
   const mark = await headSequence(app)
 
@@ -151,7 +143,7 @@ test('PUT labels replaces the set, lower-cases keys, emits per-key events and a 
 })
 
 test('PUT labels validates keys, values and limits and writes nothing on error', async (t) => {
-  const { app, tx } = await setup(t)
+  const { app, tx } = await startWithCashAccount(t)
   const txn = await tx()
   await expectStatus(app, 'PUT', labelsPath(txn.id), 200, { labels: { keep: 'me' } })
   const fifty = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, 'v']))
@@ -203,7 +195,7 @@ test('PUT labels validates keys, values and limits and writes nothing on error',
 
 test('GET /labels counts per pair; DELETE /labels/{key} emits one coarse event', async (t) => {
   const clock = new StepClock()
-  const { app, tx } = await setup(t, clock)
+  const { app, tx } = await startWithCashAccount(t, clock)
   const a = await tx('2024-01-01')
   const b = await tx('2024-01-02')
   const c = await tx('2024-01-03')
@@ -300,7 +292,7 @@ test('GET /labels counts per pair; DELETE /labels/{key} emits one coarse event',
 
 test('PUT extensions keeps exact JSON types, emits per-key events and an extended version', async (t) => {
   const clock = new StepClock()
-  const { app, tx } = await setup(t, clock)
+  const { app, tx } = await startWithCashAccount(t, clock)
   const txn = await tx()
   const mark = await headSequence(app)
   const values = {
@@ -440,7 +432,7 @@ test('PUT extensions keeps exact JSON types, emits per-key events and an extende
 })
 
 test('GET /extensions lists the key vocabulary with transaction counts', async (t) => {
-  const { app, tx } = await setup(t)
+  const { app, tx } = await startWithCashAccount(t)
   assert.deepEqual(await expectStatus(app, 'GET', '/api/v1/extensions', 200), [])
   const a = await tx()
   const b = await tx()
@@ -468,7 +460,7 @@ test('GET /extensions lists the key vocabulary with transaction counts', async (
 })
 
 test('PUT extensions enforces limits and refuses numbers it cannot keep exactly', async (t) => {
-  const { app, tx } = await setup(t)
+  const { app, tx } = await startWithCashAccount(t)
   const txn = await tx()
   await expectStatus(app, 'PUT', extensionsPath(txn.id), 200, { extensions: { keep: 1 } })
   const fifty = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`ns.k${i}`, i]))
@@ -531,7 +523,7 @@ test('PUT extensions enforces limits and refuses numbers it cannot keep exactly'
 
 test('relationships: add, read both directions, count kinds, remove, with events', async (t) => {
   const clock = new StepClock()
-  const { app, tx } = await setup(t, clock)
+  const { app, tx } = await startWithCashAccount(t, clock)
   const a = await tx('2024-01-01')
   const b = await tx('2024-01-02')
   const c = await tx('2024-01-03')
@@ -657,7 +649,7 @@ test('relationships: add, read both directions, count kinds, remove, with events
 })
 
 test('relationships: bad input is 400, unknown ids 404, and nothing is written', async (t) => {
-  const { app, tx } = await setup(t)
+  const { app, tx } = await startWithCashAccount(t)
   const a = await tx()
   const b = await tx()
   await ingest(

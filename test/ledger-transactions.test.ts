@@ -18,6 +18,7 @@ import {
   problem,
   problemFields,
   StepClock,
+  startWithCashAccount,
   T0,
 } from './helpers/ledger.js'
 import { expectProblem, expectStatus } from './helpers/http.js'
@@ -39,19 +40,13 @@ function manualTx(
   }
 }
 
-async function setup(t: Parameters<typeof startTestApp>[0], clock = new StepClock()) {
-  const app = await startTestApp(t, { clock })
-  const acct = await createAccount(app, { name: 'Cash', currency: 'USD' })
-  return { app, acct, clock }
-}
-
 async function listAll(app: TestAppHandle, query = ''): Promise<string[]> {
   const body = await expectStatus(app, 'GET', `/api/v1/transactions${query}`, 200)
   return body.transactions.map((tx: { id: string }) => tx.id)
 }
 
 test('POST /transactions accepts each date form and stores UTC', async (t) => {
-  const { app, acct } = await setup(t)
+  const { app, acct } = await startWithCashAccount(t)
   const mark = await headSequence(app)
   const cases: Array<[unknown, string]> = [
     ['2024-01-15', '2024-01-15T00:00:00Z'],
@@ -106,7 +101,7 @@ test('POST /transactions accepts each date form and stores UTC', async (t) => {
 })
 
 test('POST /transactions rejects bad amounts, dates and accounts and writes nothing', async (t) => {
-  const { app, acct } = await setup(t)
+  const { app, acct } = await startWithCashAccount(t)
   const ok = { account_id: acct.id, amount: '1.00', date: '2024-01-15' }
   const cases: Array<[Record<string, unknown>, string]> = [
     [{ amount: '1e5' }, 'amount'],
@@ -194,7 +189,7 @@ test('POST /transactions rejects bad amounts, dates and accounts and writes noth
 })
 
 test('amounts round-trip exactly through reads, events and history', async (t) => {
-  const { app, acct } = await setup(t)
+  const { app, acct } = await startWithCashAccount(t)
   const mark = await headSequence(app)
   const cases: Array<[string, string]> = [
     ['-0.000000000000000001', '-0.000000000000000001'],
@@ -249,7 +244,7 @@ test('amounts round-trip exactly through reads, events and history', async (t) =
 
 test('PUT /transactions/{id} is partial and records an edited version', async (t) => {
   const clock = new StepClock()
-  const { app, acct } = await setup(t, clock)
+  const { app, acct } = await startWithCashAccount(t, clock)
   const tx = await createTransaction(app, {
     account_id: acct.id,
     amount: '12.00',
@@ -339,7 +334,7 @@ test('PUT /transactions/{id} is partial and records an edited version', async (t
 })
 
 test('PUT /transactions/{id} with account_id moves it to another account', async (t) => {
-  const { app, acct } = await setup(t)
+  const { app, acct } = await startWithCashAccount(t)
   const other = await createAccount(app, { name: 'Card', currency: 'USD' })
   const tx = await createTransaction(app, { account_id: acct.id, amount: '-4', date: '2024-01-15' })
   const mark = await headSequence(app)
@@ -374,7 +369,7 @@ test('PUT /transactions/{id} with account_id moves it to another account', async
 })
 
 test('PUT /transactions/{id} without an actual change answers 200 and records nothing', async (t) => {
-  const { app, acct } = await setup(t)
+  const { app, acct } = await startWithCashAccount(t)
   const tx = await createTransaction(app, {
     account_id: acct.id,
     amount: '5',
@@ -403,7 +398,7 @@ test('PUT /transactions/{id} without an actual change answers 200 and records no
 
 test('DELETE /transactions/{id} removes it; its history stays readable', async (t) => {
   const clock = new StepClock()
-  const { app, acct } = await setup(t, clock)
+  const { app, acct } = await startWithCashAccount(t, clock)
   const tx = await createTransaction(app, {
     account_id: acct.id,
     amount: '-9.99',
@@ -717,7 +712,7 @@ test('GET /transactions: newest first, default limit 100, clamp 1000, paging wit
 })
 
 test('GET /transactions: since and until in the three forms, until=day includes the day', async (t) => {
-  const { app, acct } = await setup(t)
+  const { app, acct } = await startWithCashAccount(t)
   const at = async (date: string) =>
     (await createTransaction(app, { account_id: acct.id, amount: '1', date })).id as string
   const jan9End = await at('2024-01-09T23:59:59Z')
@@ -763,7 +758,7 @@ test('GET /transactions: since and until in the three forms, until=day includes 
 })
 
 test('GET /transactions: label_key and label_value filters; account transactions', async (t) => {
-  const { app, acct } = await setup(t)
+  const { app, acct } = await startWithCashAccount(t)
   const card = await createAccount(app, { name: 'Card', currency: 'USD' })
   const a = await createTransaction(app, { account_id: acct.id, amount: '1', date: '2024-01-01' })
   const b = await createTransaction(app, { account_id: acct.id, amount: '2', date: '2024-01-02' })

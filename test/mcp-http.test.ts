@@ -7,6 +7,7 @@ import { test, type TestContext } from 'node:test'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { startTestApp, type TestApp } from './helpers/app.js'
 import { connectMcp, toolFails as fails, toolOk as ok, type Json } from './helpers/mcp.js'
+import { PLUGIN_MCP_TOOL_NAMES } from './helpers/plugins.js'
 
 const connect = (t: TestContext, app: TestApp, token = TOKEN): Promise<Client> =>
   connectMcp(t, app, token)
@@ -56,15 +57,7 @@ const TOOL_NAMES = [
   'list_settings',
   'set_setting',
   'reset_setting',
-  'list_plugins',
-  'get_plugin',
-  'enable_plugin',
-  'disable_plugin',
-  'reload_plugin',
-  'uninstall_plugin',
-  'browse_plugin_registry',
-  'install_plugin',
-  'render_plugin_page',
+  ...PLUGIN_MCP_TOOL_NAMES,
 ]
 
 async function rest(app: TestApp, method: string, path: string, body?: unknown) {

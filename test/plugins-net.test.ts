@@ -7,7 +7,13 @@ import type { AddressInfo } from 'node:net'
 import { test, type TestContext } from 'node:test'
 import { startTestApp, type TestApp } from './helpers/app.js'
 import { connectMcp, toolFails, toolOk } from './helpers/mcp.js'
-import { newAccount, newTransaction, waitForPlugin, writePlugin } from './helpers/plugins.js'
+import {
+  newAccount,
+  newTransaction,
+  PLUGIN_MCP_TOOL_NAMES,
+  waitForPlugin,
+  writePlugin,
+} from './helpers/plugins.js'
 
 const TOKEN = 'plugins-net-token-0123456789abcdefgh'
 const auth = { token: TOKEN }
@@ -134,18 +140,7 @@ test('MCP over HTTP: the plugin tools answer as REST does', async (t) => {
   })
   const client = await connectMcp(t, app, TOKEN)
   const names = (await client.listTools()).tools.map((tool) => tool.name)
-  for (const name of [
-    'list_plugins',
-    'get_plugin',
-    'enable_plugin',
-    'disable_plugin',
-    'reload_plugin',
-    'uninstall_plugin',
-    'browse_plugin_registry',
-    'install_plugin',
-    'render_plugin_page',
-  ])
-    assert.ok(names.includes(name), `${name} is offered`)
+  for (const name of PLUGIN_MCP_TOOL_NAMES) assert.ok(names.includes(name), `${name} is offered`)
 
   const listed = await toolOk(client, 'list_plugins')
   assert.deepEqual(listed, (await app.request('GET', '/api/v1/plugins', auth)).body)

@@ -2,15 +2,8 @@
 // across a restart, and plugin pages with their bounds and tiers: real plugin
 // folders, the real service, on SQLite and PostgreSQL.
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
 import { test } from 'node:test'
-import {
-  dropSchema,
-  POSTGRES_DSN,
-  startTestApp,
-  type TestApp,
-  type TestAppHandle,
-} from './helpers/app.js'
+import { POSTGRES_DSN, sharedDatabase, startTestApp, type TestApp } from './helpers/app.js'
 import { csvBatch, headSequence, ingest } from './helpers/ledger.js'
 import { waitForPlugin, writePlugin } from './helpers/plugins.js'
 
@@ -155,15 +148,8 @@ test('hostile plugins are stopped and recorded; the service and the other plugin
 })
 
 test('a restart in the middle of a burst of 1,000 events: every event reaches the hook at least once', async (t) => {
-  let first: TestAppHandle | null = null
-  let second: TestAppHandle | null = null
-  t.after(async () => {
-    await second?.stop()
-    await first?.stop()
-    if (first?.schema) await dropSchema(first.schema)
-    if (first) rmSync(first.dir, { recursive: true, force: true })
-  })
-  first = await startTestApp(null, { env: { SERVICE_DASHBOARD_TOKEN: TOKEN } })
+  const database = sharedDatabase(t)
+  const first = await database.start({ env: { SERVICE_DASHBOARD_TOKEN: TOKEN } })
   writePlugin(first, 'counter', {
     hooks: ['onTransactionCreate'],
     capabilities: ['extensions:write'],
@@ -182,10 +168,7 @@ test('a restart in the middle of a burst of 1,000 events: every event reaches th
   await first.stop()
   assert.ok(seenBefore < 1000, `the hook had already seen all ${seenBefore}: no restart mid-burst`)
 
-  second = await startTestApp(null, {
-    env: { SERVICE_DASHBOARD_TOKEN: TOKEN },
-    reuse: { dir: first.dir, schema: first.schema },
-  })
+  const second = await database.start({ env: { SERVICE_DASHBOARD_TOKEN: TOKEN } })
   const head = await headSequence(second, auth)
   await second.plugins.manager.whenHandled('counter', head)
   assert.equal(await countSeen(second), 1000)
@@ -319,19 +302,9 @@ test(
   'processes sharing PostgreSQL: one runs the hooks, an enable made through another reaches it, and another takes over',
   { skip: !POSTGRES_DSN && 'COFFER_TEST_POSTGRES_DSN not set' },
   async (t) => {
-    let first: TestAppHandle | null = null
-    let second: TestAppHandle | null = null
-    t.after(async () => {
-      await second?.stop()
-      await first?.stop()
-      if (first?.schema) await dropSchema(first.schema)
-      if (first) rmSync(first.dir, { recursive: true, force: true })
-    })
-    first = await startTestApp(null, { env: { SERVICE_DASHBOARD_TOKEN: TOKEN } })
-    second = await startTestApp(null, {
-      env: { SERVICE_DASHBOARD_TOKEN: TOKEN },
-      reuse: { dir: first.dir, schema: first.schema },
-    })
+    const database = sharedDatabase(t)
+    const first = await database.start({ env: { SERVICE_DASHBOARD_TOKEN: TOKEN } })
+    const second = await database.start({ env: { SERVICE_DASHBOARD_TOKEN: TOKEN } })
     // Counts its runs per transaction: a hook run by both processes would count 2.
     writePlugin(first, 'tally', {
       hooks: ['onTransactionCreate'],

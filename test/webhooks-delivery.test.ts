@@ -3,26 +3,27 @@
 // the sync engine's ingest path.
 import assert from 'node:assert/strict'
 import { expectStatus } from './helpers/http.js'
-import { rmSync } from 'node:fs'
 import { test, type TestContext } from 'node:test'
-import { dropSchema, POSTGRES_DSN, startTestApp, type TestAppHandle } from './helpers/app.js'
+import {
+  POSTGRES_DSN,
+  sharedDatabase,
+  startTestApp,
+  type TestAppHandle,
+  type TestAppOptions,
+} from './helpers/app.js'
 import { ManualClock, stepThroughBackoff } from './helpers/clock.js'
 import { csvBatch, eventsAfter, headSequence, ingest } from './helpers/ledger.js'
 import { signatureValid, startReceiver, waitUntil, type Delivery } from './fakes/receiver.js'
 
 const TOKEN = 'webhooks-delivery-token-0123456789'
 
-async function start(
-  t: TestContext | null,
-  env: Record<string, string> = {},
-  reuse?: TestAppHandle,
-  clock?: ManualClock,
-) {
-  return startTestApp(t, {
-    env: { SERVICE_DASHBOARD_TOKEN: TOKEN, ...env },
-    ...(reuse ? { reuse: { dir: reuse.dir, schema: reuse.schema } } : {}),
-    ...(clock ? { clock } : {}),
-  })
+/** Every service of this file has the dashboard token; `env` adds to it. */
+function appOptions(env: Record<string, string> = {}, clock?: ManualClock): TestAppOptions {
+  return { env: { SERVICE_DASHBOARD_TOKEN: TOKEN, ...env }, ...(clock ? { clock } : {}) }
+}
+
+async function start(t: TestContext, env: Record<string, string> = {}, clock?: ManualClock) {
+  return startTestApp(t, appOptions(env, clock))
 }
 
 /** Every request of this file carries the dashboard token. */
@@ -105,7 +106,7 @@ test('a failing receiver is retried with growing gaps until the first 2xx; healt
   // The service's clock moves by hand: each backoff is read off it exactly.
   // It starts at the wall clock's time: receivers reject stale signed timestamps.
   const clock = new ManualClock(Date.now())
-  const app = await start(t, { SERVICE_WEBHOOKS_MAX_ATTEMPTS: '5' }, undefined, clock)
+  const app = await start(t, { SERVICE_WEBHOOKS_MAX_ATTEMPTS: '5' }, clock)
   // Three failures, then success: four attempts, and no fifth.
   const receiver = await startReceiver(t, (_d, index) => (index < 3 ? 500 : 200))
   const hook = await subscribe(app, receiver.url, ['account.created'])
@@ -212,21 +213,14 @@ test('a full queue drops jobs and counts them without stalling the ledger', asyn
 })
 
 test('a restart in the middle of a burst delivers every matching event at least once', async (t) => {
-  let first: TestAppHandle | null = null
-  let second: TestAppHandle | null = null
-  t.after(async () => {
-    await second?.stop()
-    await first?.stop()
-    if (first?.schema) await dropSchema(first.schema)
-    if (first) rmSync(first.dir, { recursive: true, force: true })
-  })
+  const database = sharedDatabase(t)
   // The first 20 deliveries are answered at once and later ones hang, so the
   // stop surely comes mid-burst; the service's clock moves by hand, so the
   // shutdown grace for the hanging attempts ends when the test says.
   let holding = true
   const receiver = await startReceiver(t, (_d, index) => (holding && index >= 20 ? 'hang' : 200))
   const clock = new ManualClock(Date.now())
-  first = await start(null, {}, undefined, clock)
+  const first = await database.start(appOptions({}, clock))
   const hook = await subscribe(first, receiver.url, ['transaction.created'])
   await ingest(first, csvBatch(transactions(150)))
   // 20 answered, and the 8 workers each holding one that hangs.
@@ -240,7 +234,7 @@ test('a restart in the middle of a burst delivers every matching event at least 
   const beforeRestart = receiver.deliveries.length
   assert.equal(beforeRestart, 28, 'nothing new is attempted once the stop began')
 
-  second = await start(null, {}, first)
+  const second = await database.start(appOptions())
   const wanted = (await eventsAfter(second, 0, { token: TOKEN })).filter(
     (e) => e.type === 'transaction.created',
   )
@@ -317,17 +311,10 @@ test(
   'processes sharing PostgreSQL deliver each event once; another takes over when the dispatching one stops',
   { skip: !POSTGRES_DSN && 'COFFER_TEST_POSTGRES_DSN not set' },
   async (t) => {
-    let first: TestAppHandle | null = null
-    let second: TestAppHandle | null = null
-    t.after(async () => {
-      await second?.stop()
-      await first?.stop()
-      if (first?.schema) await dropSchema(first.schema)
-      if (first) rmSync(first.dir, { recursive: true, force: true })
-    })
+    const database = sharedDatabase(t)
     const receiver = await startReceiver(t)
-    first = await start(null)
-    second = await start(null, {}, first)
+    const first = await database.start(appOptions())
+    const second = await database.start(appOptions())
     assert.equal(first.webhooks.dispatching, true)
     assert.equal(second.webhooks.dispatching, false)
     await subscribe(first, receiver.url, ['account.created'])

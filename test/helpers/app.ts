@@ -199,3 +199,33 @@ export async function processSandbox(
   }
   return { dir, dbPath: path, schema, env }
 }
+
+/** The first `start` makes a fresh database; each later one reuses it. */
+export interface SharedDatabase {
+  start(options?: Omit<TestAppOptions, 'reuse'>): Promise<TestAppHandle>
+}
+
+/**
+ * Services on one database (processes sharing PostgreSQL, or a restart), all stopped
+ * before the database is removed: `startTestApp(t)` would remove it under the others.
+ */
+export function sharedDatabase(t: TestContext): SharedDatabase {
+  const apps: TestAppHandle[] = []
+  t.after(async () => {
+    for (const app of [...apps].reverse()) await app.stop()
+    const first = apps[0]
+    if (first?.schema) await dropSchema(first.schema)
+    if (first) rmSync(first.dir, { recursive: true, force: true })
+  })
+  return {
+    async start(options = {}) {
+      const first = apps[0]
+      const app = await startTestApp(null, {
+        ...options,
+        ...(first ? { reuse: { dir: first.dir, schema: first.schema } } : {}),
+      })
+      apps.push(app)
+      return app
+    },
+  }
+}

@@ -2,9 +2,10 @@
 // shortcuts (over helpers/http.ts), the internal ingest path the sync engine
 // uses (for synced rows), and readers of the event log and history.
 import assert from 'node:assert/strict'
+import type { TestContext } from 'node:test'
 import { ingestBatchInUnit, type IngestBatch, type IngestCounts } from '../../src/ledger/ingest.js'
 import type { Clock } from '../../src/clock.js'
-import type { TestAppHandle } from './app.js'
+import { startTestApp, type TestAppHandle } from './app.js'
 import { expectStatus } from './http.js'
 
 /** The fixed instant most tests run at. */
@@ -41,6 +42,18 @@ export async function createAccount(app: TestAppHandle, body: object): Promise<a
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function createTransaction(app: TestAppHandle, body: object): Promise<any> {
   return expectStatus(app, 'POST', '/api/v1/transactions', 201, body)
+}
+
+/**
+ * The common start of the transaction and metadata tests, kept alike in one place: a
+ * service on `clock`, a manual USD account "Cash", and `tx`, which adds -1.00 to it.
+ */
+export async function startWithCashAccount(t: TestContext | null, clock = new StepClock()) {
+  const app = await startTestApp(t, { clock })
+  const acct = await createAccount(app, { name: 'Cash', currency: 'USD' })
+  const tx = async (date = '2024-01-15') =>
+    createTransaction(app, { account_id: acct.id, amount: '-1.00', date })
+  return { app, acct, clock, tx }
 }
 
 /** Inserts or re-syncs rows through the path the sync engine uses. */

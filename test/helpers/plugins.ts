@@ -14,6 +14,19 @@ export interface PluginFiles {
   extra?: string
 }
 
+/** The plugin tools /mcp offers, listed once for mcp-http's catalogue and plugins-net's check. */
+export const PLUGIN_MCP_TOOL_NAMES: readonly string[] = [
+  'list_plugins',
+  'get_plugin',
+  'enable_plugin',
+  'disable_plugin',
+  'reload_plugin',
+  'uninstall_plugin',
+  'browse_plugin_registry',
+  'install_plugin',
+  'render_plugin_page',
+]
+
 export function pluginsDir(app: Pick<TestApp, 'ctx'>): string {
   return app.ctx.config.plugins.dir
 }
