@@ -8,6 +8,7 @@ import { sql } from 'kysely'
 import pg from 'pg'
 import type { Logger } from 'pino'
 import type { Db } from './connect.js'
+import { inList } from './in-list.js'
 import { dialectOf, type DbExecutor } from './schema.js'
 
 /**
@@ -27,6 +28,18 @@ export async function lockForTransaction(trx: DbExecutor, key: number): Promise<
 export async function lockTransactionRow(trx: DbExecutor, id: string): Promise<void> {
   if (dialectOf(trx) === 'postgres')
     await trx.selectFrom('transactions').select('id').where('id', '=', id).forUpdate().execute()
+}
+
+/** lockTransactionRow for many rows at once, taken in id order so that two units never deadlock. */
+export async function lockTransactionRows(trx: DbExecutor, ids: readonly string[]): Promise<void> {
+  if (dialectOf(trx) !== 'postgres' || ids.length === 0) return
+  await trx
+    .selectFrom('transactions')
+    .select('id')
+    .where(inList(trx, 'id', ids))
+    .orderBy('id')
+    .forUpdate()
+    .execute()
 }
 
 /**

@@ -2,57 +2,21 @@
 // so they are editable on synced transactions too and never touched by a sync.
 import type { ServiceContext } from '../context.js'
 import { chunksOf } from '../db/bulk.js'
-import { Invalid, NotFound } from '../errors.js'
+import { NotFound } from '../errors.js'
 import { appendVersions, diffLabels } from './history.js'
 import { writeKeyedValuesInUnit, type KeyedValueKind } from './keyed-values.js'
 import type { TransactionJson } from './json.js'
 import type { UnitOfWork } from './unit-of-work.js'
 import { findTransaction, findTransactionForChange } from './snapshots.js'
 
-export const LABEL_KEYS_MAX = 50
-export const LABEL_KEY_MAX = 64
-export const LABEL_VALUE_MAX = 256
-
-// Letters and digits of any script, then also their combining marks and `_ . - /`;
-// no spaces, `:` or `=`, which the search language uses as separators. Marks
-// matter for lower-casing: "İ" lower-cases to "i" + U+0307 (combining dot above).
-const LABEL_KEY_PATTERN = /^[\p{L}\p{N}][\p{L}\p{M}\p{N}_./-]*$/u
-// eslint-disable-next-line no-control-regex
-const CONTROL_CHARS = /[\u0000-\u001f\u007f]/
-
-/**
- * Canonical form of a label key: trimmed and lower-cased by Unicode's default
- * case mapping (String.prototype.toLowerCase), which is the same whatever the
- * server's locale: "İstanbul" is "i̇stanbul" everywhere, never Turkish-specific.
- */
-export function canonicalLabelKey(key: string): string {
-  return key.trim().toLowerCase()
-}
-
-export function validateLabels(input: Record<string, string>): Record<string, string> {
-  const entries = Object.entries(input)
-  if (entries.length > LABEL_KEYS_MAX) {
-    throw Invalid.field('labels', `at most ${LABEL_KEYS_MAX} keys per transaction`)
-  }
-  const out: Record<string, string> = {}
-  for (const [rawKey, value] of entries) {
-    const key = canonicalLabelKey(rawKey)
-    const field = `labels.${rawKey}`
-    if (key.length === 0 || key.length > LABEL_KEY_MAX || !LABEL_KEY_PATTERN.test(key)) {
-      throw Invalid.field(
-        field,
-        `a label key is 1 to ${LABEL_KEY_MAX} letters (any script), digits, "_", ".", "-" or "/", starting with a letter or digit`,
-      )
-    }
-    if (key in out) throw Invalid.field(field, `duplicates the key "${key}" once lower-cased`)
-    if (value.length > LABEL_VALUE_MAX) {
-      throw Invalid.field(field, `a label value is at most ${LABEL_VALUE_MAX} characters`)
-    }
-    if (CONTROL_CHARS.test(value)) throw Invalid.field(field, 'must not contain control characters')
-    out[key] = value
-  }
-  return out
-}
+export {
+  LABEL_KEYS_MAX,
+  LABEL_KEY_MAX,
+  LABEL_VALUE_MAX,
+  canonicalLabelKey,
+  validateLabels,
+} from './keyed-checks.js'
+import { canonicalLabelKey, validateLabels } from './keyed-checks.js'
 
 export const LABELS: KeyedValueKind<string> = {
   field: 'labels',

@@ -5,7 +5,7 @@ import type { DbExecutor } from '../db/schema.js'
 import { toTransactionJson, type JsonValue, type TransactionJson } from './json.js'
 import type { TransactionRow } from './tables.js'
 import { inList } from '../db/in-list.js'
-import { lockTransactionRow } from '../db/coordination.js'
+import { lockTransactionRow, lockTransactionRows } from '../db/coordination.js'
 
 // Keeps IN (...) lists well under SQLite's bound-parameter limit.
 const ID_CHUNK = 500
@@ -89,4 +89,30 @@ export async function findTransaction(
   if (!row) return undefined
   const [json] = await toTransactionsJson(db, [row])
   return json
+}
+
+/** findTransaction for many ids: the ones that exist, by id. */
+export async function findTransactions(
+  db: DbExecutor,
+  ids: readonly string[],
+): Promise<Map<string, TransactionJson>> {
+  const out = new Map<string, TransactionJson>()
+  for (const chunk of chunksOf(ids, ID_CHUNK)) {
+    const rows = await db
+      .selectFrom('transactions')
+      .selectAll()
+      .where(inList(db, 'id', chunk))
+      .execute()
+    for (const tx of await toTransactionsJson(db, rows)) out.set(tx.id, tx)
+  }
+  return out
+}
+
+/** findTransactionForChange for many ids: every row stays locked until the unit of work ends. */
+export async function findTransactionsForChange(
+  trx: DbExecutor,
+  ids: readonly string[],
+): Promise<Map<string, TransactionJson>> {
+  await lockTransactionRows(trx, ids)
+  return findTransactions(trx, ids)
 }

@@ -7,13 +7,12 @@
 import type { Logger } from 'pino'
 import type { ServiceContext } from '../context.js'
 import { NotFound, ServiceError } from '../errors.js'
-import { validateExtensions } from '../ledger/extensions.js'
-import { canonicalLabelKey, validateLabels } from '../ledger/labels.js'
 import { getTransaction } from '../ledger/transactions.js'
 import type { SearchInput, SearchResult } from '../search/index.js'
 import type { EgressPolicy, EgressRequest, PluginEgress } from './egress.js'
 import type { Capability, ConfigValue, Manifest } from './manifest.js'
-import { writeNow, type KeyedChange, type WriteBatch } from './writes.js'
+import { changeOf, isWriteMethod, record, text, WRITE_METHODS, writeAnswer } from './changes.js'
+import { writeNow, type WriteBatch } from './writes.js'
 
 const SEARCH_LIMIT_MAX = 100
 const LOG_LEVELS = new Set(['debug', 'info', 'warn', 'error'])
@@ -48,17 +47,6 @@ function need(state: PluginHostState, capability: Capability, method: string): v
     )
 }
 
-function text(value: unknown, what: string): string {
-  if (typeof value !== 'string' || value === '') throw new Error(`${what}: expected a string`)
-  return value
-}
-
-function record(value: unknown, what: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new Error(`${what}: expected an object`)
-  return value as Record<string, unknown>
-}
-
 /** Checks changes against the manifest's [config] defaults: known keys, the default's type. */
 export function checkConfigChanges(
   defaults: Record<string, ConfigValue>,
@@ -89,6 +77,16 @@ export async function callHost(
   const name = state.manifest.name
   const actor = `plugin:${name}`
   try {
+    if (isWriteMethod(method)) {
+      need(state, WRITE_METHODS[method], method)
+      const id = text(args[0], `${method}(id)`)
+      const change = changeOf(method, args)
+      const batch = state.batch()
+      const after = batch
+        ? await batch.add(ctx, id, change)
+        : await writeNow(ctx, id, change, actor)
+      return writeAnswer(change, after)
+    }
     switch (method) {
       case 'log': {
         const [level, message, fields] = args
@@ -124,22 +122,6 @@ export async function callHost(
         const result = await deps.search({ q: args[0], limit })
         return { total: result.total, transactions: result.transactions }
       }
-      case 'applyLabels':
-      case 'removeLabels':
-      case 'setExtension':
-      case 'removeExtension': {
-        const field = method.endsWith('Labels') ? 'labels' : 'extensions'
-        need(state, field === 'labels' ? 'labels:write' : 'extensions:write', method)
-        const id = text(args[0], `${method}(id)`)
-        const change = changeOf(method, args)
-        const batch = state.batch()
-        const after = batch
-          ? await batch.add(ctx, id, change)
-          : await writeNow(ctx, id, change, actor)
-        return field === 'labels'
-          ? { id, labels: after.labels }
-          : { id, extensions: after.extensions }
-      }
       case 'fetch': {
         need(state, 'net:fetch', method)
         const policy: EgressPolicy = { allow: state.manifest.net.allow, grants: state.grants }
@@ -156,41 +138,4 @@ export async function callHost(
     state.log.error({ err: error }, `plugin ${name}: coffer.${method} failed`)
     throw new Error(`coffer.${method} failed`)
   }
-}
-
-/** The keyed change a write call asks for (validated as far as it can be alone). */
-function changeOf(method: string, args: unknown[]): KeyedChange {
-  switch (method) {
-    case 'applyLabels':
-      return {
-        field: 'labels',
-        keys: validateLabels(stringValues(record(args[1], 'applyLabels(id, labels)'))),
-      }
-    case 'removeLabels':
-      return {
-        field: 'labels',
-        keys: Object.fromEntries(
-          keysOf(args[1], 'removeLabels(id, keys)').map((key) => [canonicalLabelKey(key), null]),
-        ),
-      }
-    case 'setExtension': {
-      const key = text(args[1], 'setExtension(id, key, value)')
-      return { field: 'extensions', keys: validateExtensions({ [key]: args[2] }) }
-    }
-    default:
-      return { field: 'extensions', keys: { [text(args[1], 'removeExtension(id, key)')]: null } }
-  }
-}
-
-function stringValues(labels: Record<string, unknown>): Record<string, string> {
-  for (const [key, value] of Object.entries(labels))
-    if (typeof value !== 'string')
-      throw new Error(`applyLabels: the value of ${JSON.stringify(key)} must be a string`)
-  return labels as Record<string, string>
-}
-
-function keysOf(value: unknown, what: string): string[] {
-  if (!Array.isArray(value) || value.some((k) => typeof k !== 'string'))
-    throw new Error(`${what}: expected an array of keys`)
-  return value as string[]
 }

@@ -10,6 +10,9 @@ import type { Logger } from 'pino'
 import type { ServiceContext } from '../context.js'
 import { BadGateway, Invalid, NotFound } from '../errors.js'
 import { logHead } from '../events/store.js'
+import type { EventEnvelope } from '../events/types.js'
+import type { TransactionJson } from '../ledger/json.js'
+import { findTransactions } from '../ledger/snapshots.js'
 import { announceChange } from '../db/coordination.js'
 import { isoNow } from '../clock.js'
 import { parseDuration } from '../config/index.js'
@@ -28,7 +31,12 @@ import { checkPage, PageError } from './pages.js'
 import { effectiveConfig, hasPage, Plugin, pluginJson, type Status } from './plugin.js'
 import { WriteBatch } from './writes.js'
 import { recoverInterruptedInstalls } from './marketplace.js'
-import { PluginSandbox, SandboxLoadError, type CallOutcome } from './sandbox/index.js'
+import {
+  PluginSandbox,
+  SandboxLoadError,
+  type BatchOutcome,
+  type CallOutcome,
+} from './sandbox/index.js'
 import {
   deletePluginRow,
   grantsOf,
@@ -46,6 +54,8 @@ const ENTRYPOINT_MAX_BYTES = 5 * 1024 * 1024
 const HEALTH_SAVE_INTERVAL_MS = 1_000
 /** Hook time after which a batch's writes are written, even mid-batch. */
 const BATCH_WRITE_MS = 200
+/** A plugin with one of these gets its events' transactions handed to its worker. */
+const TRANSACTION_CAPABILITIES = ['transactions:read', 'labels:write', 'extensions:write'] as const
 /** Processes sharing PostgreSQL hear of each other's enables and disables on this channel. */
 export const PLUGINS_CHANNEL = 'coffer_plugins'
 
@@ -441,6 +451,7 @@ export class PluginManager {
         config: JSON.stringify(state.config()),
         memoryBytes: plugins.memory_mib * 1024 * 1024,
         timeoutMs: parseDuration(plugins.hook_timeout),
+        capabilities: [...plugin.manifest!.capabilities],
       },
       (method, args) => callHost(this.host, state, method, args),
     )
@@ -491,9 +502,11 @@ export class PluginManager {
   }
 
   /**
-   * Runs a batch of event hooks with their writes kept in a WriteBatch, written
-   * every BATCH_WRITE_MS of hook time and at the end (so that a slow hook does
-   * not hold back what the others wrote).
+   * Runs a batch of event hooks in the plugin's worker, in slices of at most
+   * BATCH_WRITE_MS: the worker answers reads and writes of the events'
+   * transactions itself, and what a slice wrote is written in one unit of work
+   * before the next slice starts (so a slow hook does not hold back what the
+   * ones before it wrote). Answers how many calls, from the first, were dealt with.
    */
   private async runBatch(
     plugin: Plugin,
@@ -501,28 +514,120 @@ export class PluginManager {
     signal: AbortSignal,
   ): Promise<number> {
     const batch = new WriteBatch()
-    const actor = `plugin:${plugin.name}`
-    const flush = async () => {
-      const problems = await batch.flush(this.ctx, actor)
-      if (problems.length > 0) {
-        this.log.warn({ plugin: plugin.name, problems }, 'plugins: some changes were not written')
-        await this.record(plugin, 'error', `writing its changes: ${problems[0]}`)
+    const encoded = calls.map(({ hook, arg }) => ({ hook, arg: JSON.stringify(arg ?? null) }))
+    // A call the worker was stuck on when it was ended: recorded, and not run again.
+    const skipped = new Set<number>()
+    let done = 0
+    while (done < calls.length && !signal.aborted) {
+      if (skipped.has(done)) {
+        done++
+        continue
       }
-    }
-    let since = Date.now()
-    let ran = 0
-    for (const { hook, arg } of calls) {
-      // A shutdown waits for the hook in flight, not for the rest of the batch.
-      if (signal.aborted) break
-      await this.call(plugin, hook, arg, { record: true, batch })
-      ran++
-      if (Date.now() - since >= BATCH_WRITE_MS) {
-        await flush()
-        since = Date.now()
+      const slice: number[] = []
+      for (let i = done; i < calls.length; i++) if (!skipped.has(i)) slice.push(i)
+      const known = await this.knownTransactions(
+        plugin,
+        slice.map((i) => calls[i]!.arg),
+      )
+      const result = await this.inTurn(plugin, batch, async (sandbox) =>
+        sandbox.runBatch(
+          slice.map((i) => encoded[i]!),
+          known,
+          BATCH_WRITE_MS,
+          signal,
+        ),
+      )
+      if ('problem' in result) {
+        // No sandbox to run them in: each call fails with the reason, as a call would.
+        this.countRuns(plugin, 'error', slice.length)
+        await this.record(plugin, 'error', `${calls[done]!.hook}: ${result.problem}`)
+        return calls.length
       }
+      if (result.status === 'ended') {
+        // The calls it had finished are run again (their writes went with the thread).
+        const stuck = slice[result.completed]
+        if (stuck !== undefined) {
+          skipped.add(stuck)
+          await this.recordOutcomes(plugin, [calls[stuck]!.hook], [result.failure])
+        }
+        continue
+      }
+      if (result.outcomes.length === 0) break
+      for (const { id, change } of result.writes) batch.keep(id, change)
+      await this.recordOutcomes(
+        plugin,
+        slice.map((i) => calls[i]!.hook),
+        result.outcomes,
+      )
+      done = slice[result.outcomes.length - 1]! + 1
+      await this.flush(plugin, batch)
     }
-    await flush()
-    return ran
+    await this.flush(plugin, batch)
+    return done
+  }
+
+  /**
+   * The transactions the events in `args` are about, as they stand, for the
+   * worker to answer reads and writes of (null: there is none). Only for a
+   * plugin that may read or write them.
+   */
+  private async knownTransactions(
+    plugin: Plugin,
+    args: readonly unknown[],
+  ): Promise<Array<[string, TransactionJson | null]>> {
+    const capabilities = plugin.manifest?.capabilities ?? []
+    if (!TRANSACTION_CAPABILITIES.some((c) => capabilities.includes(c))) return []
+    const ids = new Set<string>()
+    for (const arg of args) {
+      const event = arg as Partial<EventEnvelope>
+      if (event.entity_type === 'transaction' && typeof event.entity_id === 'string')
+        ids.add(event.entity_id)
+    }
+    const found = await findTransactions(this.ctx.db.kysely, [...ids])
+    return [...ids].map((id) => [id, found.get(id) ?? null])
+  }
+
+  private async flush(plugin: Plugin, batch: WriteBatch): Promise<void> {
+    const problems = await batch.flush(this.ctx, `plugin:${plugin.name}`)
+    if (problems.length > 0) {
+      this.log.warn({ plugin: plugin.name, problems }, 'plugins: some changes were not written')
+      await this.record(plugin, 'error', `writing its changes: ${problems[0]}`)
+    }
+  }
+
+  /** Counts, logs and records the outcomes of calls of `hooks` (health ends at the last). */
+  private async recordOutcomes(
+    plugin: Plugin,
+    hooks: readonly HookName[],
+    outcomes: readonly BatchOutcome[],
+  ): Promise<void> {
+    let ok = 0
+    for (const [i, outcome] of outcomes.entries()) {
+      if (outcome.status === 'ok') {
+        ok++
+        continue
+      }
+      this.countRuns(plugin, outcome.status, 1)
+      await this.recordFailure(plugin, hooks[i]!, outcome)
+    }
+    this.countRuns(plugin, 'ok', ok)
+    if (outcomes.at(-1)?.status === 'ok') await this.record(plugin, 'ok', null)
+  }
+
+  private countRuns(plugin: Plugin, status: Status, count: number): void {
+    if (count > 0) this.ctx.metrics.pluginHookRuns.inc({ plugin: plugin.name, status }, count)
+  }
+
+  /** Logs a failed call and (unless told not to) records it on the plugin. */
+  private async recordFailure(
+    plugin: Plugin,
+    hook: HookName,
+    outcome: { status: Exclude<Status, 'ok'>; message: string },
+    options = { record: true },
+  ): Promise<void> {
+    const message = `${hook}: ${outcome.message}`
+    this.log.warn({ plugin: plugin.name, hook, status: outcome.status }, `plugins: ${message}`)
+    if (options.record) await this.record(plugin, outcome.status, message)
   }
 
   private async stopHooks(): Promise<void> {
@@ -545,17 +650,34 @@ export class PluginManager {
     await sandbox?.close()
   }
 
-  /**
-   * Calls one hook, starting a fresh sandbox first when the last one hit a
-   * limit, and records the outcome on the plugin.
-   */
-  private call(
+  /** Calls one hook (a page, an action, onUninstall) and records its outcome on the plugin. */
+  private async call(
     plugin: Plugin,
     hook: HookName,
     arg: unknown,
-    options: { record: boolean; batch?: WriteBatch } = { record: true },
+    options: { record: boolean } = { record: true },
   ): Promise<CallOutcome> {
-    const run = plugin.turn.then(async (): Promise<CallOutcome> => {
+    const result = await this.inTurn(plugin, null, (sandbox) => sandbox.call(hook, arg))
+    const outcome: CallOutcome =
+      'problem' in result ? { status: 'error', message: result.problem } : result
+    this.countRuns(plugin, outcome.status, 1)
+    if (outcome.status === 'ok') {
+      if (options.record) await this.record(plugin, 'ok', null)
+    } else await this.recordFailure(plugin, hook, outcome, options)
+    return outcome
+  }
+
+  /**
+   * Runs `work` on the plugin's sandbox when its turn comes (one call or batch
+   * at a time), starting a fresh sandbox first when the last one broke a limit.
+   * Host calls made meanwhile keep their writes in `batch` (null: written at once).
+   */
+  private inTurn<T>(
+    plugin: Plugin,
+    batch: WriteBatch | null,
+    work: (sandbox: PluginSandbox) => Promise<T>,
+  ): Promise<T | { problem: string }> {
+    const run = plugin.turn.then(async (): Promise<T | { problem: string }> => {
       if (plugin.sandbox?.broken) {
         await plugin.sandbox.close()
         plugin.sandbox = null
@@ -563,27 +685,19 @@ export class PluginManager {
           await this.startSandbox(plugin, await readPluginRow(this.ctx.db.kysely, plugin.name))
         } catch (error) {
           plugin.problem = `restarting the sandbox failed: ${(error as Error).message}`
-          return { status: 'error', message: plugin.problem }
+          return { problem: plugin.problem }
         }
       }
-      if (!plugin.sandbox) return { status: 'error', message: 'the plugin is not loaded' }
-      // Calls run one at a time, so the host calls made meanwhile are this call's.
-      plugin.batch = options.batch ?? null
+      if (!plugin.sandbox) return { problem: 'the plugin is not loaded' }
+      plugin.batch = batch
       try {
-        return await plugin.sandbox.call(hook, arg)
+        return await work(plugin.sandbox)
       } finally {
         plugin.batch = null
       }
     })
     plugin.turn = run.catch(() => undefined)
-    return run.then(async (outcome) => {
-      const message = outcome.status === 'ok' ? null : `${hook}: ${outcome.message}`
-      if (outcome.status !== 'ok')
-        this.log.warn({ plugin: plugin.name, hook, status: outcome.status }, `plugins: ${message}`)
-      this.ctx.metrics.pluginHookRuns.inc({ plugin: plugin.name, status: outcome.status })
-      if (options.record) await this.record(plugin, outcome.status, message)
-      return outcome
-    })
+    return run
   }
 
   /**

@@ -2,46 +2,26 @@
 // with `plugin:<name>` as the actor. A page action writes at once (writeNow). The
 // event hooks write in batches (WriteBatch): a change is checked against the
 // transaction as it stands (with the batch's earlier changes over it) and
-// answered at once, and the batch is written in one unit of work when the
-// runner's batch of events is done (or sooner, see hooks.ts), before the cursor
-// moves past those events. One unit per batch instead of one per call is what
-// lets a labelling plugin keep up with an import; a crash before the batch is
-// written loses nothing, since its events are handed over again.
+// answered at once, by the sandbox's worker for the transactions of the events
+// it was handed (sandbox/worker.ts) or here for any other, and the batch is
+// written in one unit of work after each slice of hooks (manager.ts), before the
+// cursor moves past those events. One unit per batch instead of one per call is
+// what lets a labelling plugin keep up with an import; a crash before the batch
+// is written loses nothing, since its events are handed over again.
 import type { ServiceContext } from '../context.js'
 import { NotFound } from '../errors.js'
-import { EXTENSIONS, validateExtensions } from '../ledger/extensions.js'
+import { EXTENSIONS } from '../ledger/extensions.js'
 import type { JsonValue, TransactionJson } from '../ledger/json.js'
 import { writeKeyedValuesManyInUnit, type KeyedValueKind } from '../ledger/keyed-values.js'
-import { LABELS, validateLabels } from '../ledger/labels.js'
-import { findTransaction, findTransactionForChange } from '../ledger/snapshots.js'
-
-/** One call's change: keys set (or, with null, removed) in labels or extensions. */
-export interface KeyedChange {
-  field: 'labels' | 'extensions'
-  keys: Record<string, JsonValue | null>
-}
+import { LABELS } from '../ledger/labels.js'
+import {
+  findTransaction,
+  findTransactionForChange,
+  findTransactionsForChange,
+} from '../ledger/snapshots.js'
+import { applied, PendingChanges, type KeyedChange } from './changes.js'
 
 const KINDS = [LABELS, EXTENSIONS] as unknown as ReadonlyArray<KeyedValueKind<JsonValue>>
-
-/** `before`'s labels and extensions with `changes` applied in order, checked as REST checks them. */
-function applied(
-  before: TransactionJson,
-  changes: readonly KeyedChange[],
-): Pick<TransactionJson, 'labels' | 'extensions'> {
-  const labels: Record<string, JsonValue> = { ...before.labels }
-  const extensions: Record<string, JsonValue> = { ...before.extensions }
-  for (const change of changes) {
-    const target = change.field === 'labels' ? labels : extensions
-    for (const [key, value] of Object.entries(change.keys)) {
-      if (value === null) delete target[key]
-      else target[key] = value
-    }
-  }
-  return {
-    labels: validateLabels(labels as Record<string, string>),
-    extensions: validateExtensions(extensions),
-  }
-}
 
 /** Writes one change now, in a unit of its own; answers the transaction after it. */
 export async function writeNow(
@@ -64,26 +44,27 @@ export async function writeNow(
 }
 
 export class WriteBatch {
-  private readonly changes = new Map<string, KeyedChange[]>()
+  private readonly pending = new PendingChanges()
 
   get size(): number {
-    return this.changes.size
+    return this.pending.size
   }
 
   /** `tx` with this batch's changes over it (what the plugin reads back). */
   overlay(tx: TransactionJson): TransactionJson {
-    const pending = this.changes.get(tx.id)
-    return pending ? { ...tx, ...applied(tx, pending) } : tx
+    return this.pending.overlay(tx)
   }
 
   /** Checks a change against the transaction as it stands and keeps it; answers the result. */
   async add(ctx: ServiceContext, id: string, change: KeyedChange): Promise<TransactionJson> {
     const current = await findTransaction(ctx.db.kysely, id)
     if (!current) throw new NotFound(`transaction ${id} not found`)
-    const pending = [...(this.changes.get(id) ?? []), change]
-    const after = { ...current, ...applied(current, pending) }
-    this.changes.set(id, pending)
-    return after
+    return this.pending.add(current, change)
+  }
+
+  /** Keeps a change the sandbox's worker already checked and answered. */
+  keep(id: string, change: KeyedChange): void {
+    this.pending.keep(id, change)
   }
 
   /**
@@ -93,16 +74,19 @@ export class WriteBatch {
    * change does not cost the others.
    */
   async flush(ctx: ServiceContext, actor: string): Promise<string[]> {
-    const batch = [...this.changes]
-    this.changes.clear()
+    const batch = this.pending.take()
     if (batch.length === 0) return []
     const problems: string[] = []
     try {
       await ctx.ledger.mutate(
         async (uow) => {
+          const befores = await findTransactionsForChange(
+            uow.trx,
+            batch.map(([id]) => id),
+          )
           const changes = []
           for (const [id, pending] of batch) {
-            const before = await findTransactionForChange(uow.trx, id)
+            const before = befores.get(id)
             if (!before) {
               problems.push(`transaction ${id} was deleted before its changes were written`)
               continue

@@ -29,7 +29,7 @@ import type { TransactionJson } from '../ledger/json.js'
 import { writeKeyedValuesManyInUnit } from '../ledger/keyed-values.js'
 import { LABELS } from '../ledger/labels.js'
 import type { UnitOfWork } from '../ledger/unit-of-work.js'
-import { toTransactionsJson } from '../ledger/snapshots.js'
+import { findTransactions } from '../ledger/snapshots.js'
 import { ServiceError, ShuttingDown } from '../errors.js'
 import { matches as matches_, matchingTransactions } from '../search/index.js'
 import { loadSubjects, subjectNeeds } from '../search/subjects.js'
@@ -464,12 +464,7 @@ async function forEachLoaded(
   each: (txs: TransactionJson[]) => Promise<void>,
 ): Promise<void> {
   for (const chunk of chunksOf(ids, WRITE_CHUNK)) {
-    const rows = await db
-      .selectFrom('transactions')
-      .selectAll()
-      .where(inList(db, 'id', chunk))
-      .execute()
-    const byId = new Map((await toTransactionsJson(db, rows)).map((tx) => [tx.id, tx]))
+    const byId = await findTransactions(db, chunk)
     const txs: TransactionJson[] = []
     for (const id of chunk) {
       const tx = byId.get(id)

@@ -1,27 +1,46 @@
 // The main thread's handle on one plugin's sandbox (worker.ts): starts the
-// thread, hands it one hook call at a time, answers its `coffer.*` calls through
-// the host handler (which checks capabilities), and ends the thread when a call
-// outlives its timeout by a grace period (a plugin stuck where the engine's
-// interrupt cannot reach). A sandbox that hit its time or memory limit is
-// `broken`: the manager starts a fresh one before the next call.
-import sjson from 'secure-json-parse'
+// thread, hands it one hook call or one batch of event hooks at a time (with the
+// batch's transactions, whose reads and writes the worker answers itself),
+// answers its other `coffer.*` calls through the host handler (which checks
+// capabilities), and ends the thread when a call outlives its timeout by a grace
+// period (a plugin stuck where the engine's interrupt cannot reach). A sandbox
+// that hit its time or memory limit is `broken`: the manager starts a fresh one
+// before the next call.
 import type { Worker } from 'node:worker_threads'
 import { besideModule, startModuleWorker } from '../../worker-module.js'
+import type { TransactionJson } from '../../ledger/json.js'
 import {
+  CONTROL_CELLS,
+  CONTROL_DONE,
+  CONTROL_STOP,
   HOST_VALUE_MAX_BYTES,
+  parsePluginJson,
+  type BatchCall,
+  type BatchOutcome,
+  type BatchWrite,
   type CallStatus,
   type FromWorker,
   type SandboxSetup,
   type ToWorker,
 } from './messages.js'
 
-export type { CallStatus, SandboxSetup } from './messages.js'
+export type { BatchCall, BatchOutcome, BatchWrite, CallStatus, SandboxSetup } from './messages.js'
 
 /** Does what a plugin asked with `coffer.<method>(...args)`; throws to reject in the plugin. */
 export type HostHandler = (method: string, args: unknown[]) => Promise<unknown>
 
 export type CallOutcome =
   { status: 'ok'; value: unknown } | { status: Exclude<CallStatus, 'ok'>; message: string }
+
+/**
+ * How a batch of event hooks ended: `ran`, with the outcomes of the calls that
+ * ran (a prefix of the batch) and their writes; or `ended`, the thread ended
+ * (stuck past its deadline, or crashed) during the call after the first
+ * `completed` ones, whose writes went with it.
+ */
+export type BatchResult =
+  | { status: 'ran'; outcomes: BatchOutcome[]; writes: BatchWrite[] }
+  | { status: 'ended'; completed: number; failure: Exclude<BatchOutcome, { status: 'ok' }> }
 
 /** Past the timeout, how long the engine's own interrupt gets before the thread is ended. */
 const KILL_GRACE_MS = 2_000
@@ -39,30 +58,35 @@ export class SandboxLoadError extends Error {
 
 const WORKER_URL = besideModule(import.meta.url, 'worker')
 
-/** JSON from plugin code: `__proto__` keys are dropped, never turned into prototypes. */
-function parsePluginJson(text: string): unknown {
-  return sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' })
-}
-
 export class PluginSandbox {
   private nextId = 1
-  private current: { id: number; done: (outcome: CallOutcome) => void } | null = null
+  /** The call or batch the worker is running, ended by its answer, the watchdog or an exit. */
+  private current: { id: number; answer: (message: FromWorker) => void; exit: () => void } | null =
+    null
   private turn: Promise<unknown> = Promise.resolve()
   private exited = false
   private hostCallsInFlight = 0
   broken = false
 
+  private readonly control: Int32Array
+
   private constructor(
     private readonly worker: Worker,
     private readonly setup: SandboxSetup,
     private readonly host: HostHandler,
-  ) {}
+  ) {
+    this.control = new Int32Array(setup.control)
+  }
 
   /** Starts the thread and evaluates the plugin; answers its exported function names. */
   static async start(
-    setup: SandboxSetup,
+    options: Omit<SandboxSetup, 'control'>,
     host: HostHandler,
   ): Promise<{ sandbox: PluginSandbox; exports: string[] }> {
+    const setup: SandboxSetup = {
+      ...options,
+      control: new SharedArrayBuffer(CONTROL_CELLS * Int32Array.BYTES_PER_ELEMENT),
+    }
     const worker = startModuleWorker(WORKER_URL, {
       workerData: setup,
       // The engine's own heap is capped by its limit; this caps the thread's.
@@ -101,37 +125,138 @@ export class PluginSandbox {
 
   /** Calls one exported hook with `arg` (one call at a time, in order). */
   call(hook: string, arg: unknown): Promise<CallOutcome> {
-    const run = this.turn.then(() => this.callNow(hook, arg))
-    this.turn = run.catch(() => undefined)
-    return run
+    return this.inTurn(() => this.callNow(hook, arg))
+  }
+
+  /**
+   * Runs event hooks in order in the worker, handing it `known` transactions
+   * whose reads and writes it answers itself; it stops after `sliceMs`, at a
+   * call that broke a limit, or (after the hook in flight) once `signal` aborts.
+   */
+  runBatch(
+    calls: BatchCall[],
+    known: Array<[id: string, transaction: TransactionJson | null]>,
+    sliceMs: number,
+    signal: AbortSignal,
+  ): Promise<BatchResult> {
+    return this.inTurn(() => this.runBatchNow(calls, known, sliceMs, signal))
+  }
+
+  private inTurn<T>(run: () => Promise<T>): Promise<T> {
+    const result = this.turn.then(run)
+    this.turn = result.catch(() => undefined)
+    return result
   }
 
   private callNow(hook: string, arg: unknown): Promise<CallOutcome> {
     if (this.exited) {
       return Promise.resolve({ status: 'error', message: 'the sandbox has stopped' })
     }
-    const id = this.nextId++
     return new Promise<CallOutcome>((resolve) => {
-      // The engine stops itself at its deadline; this ends the thread when it does
-      // not. Time the plugin waits on a host call is not counted, as in the engine.
-      let spent = 0
-      const limit = this.setup.timeoutMs + KILL_GRACE_MS
-      const timer = setInterval(() => {
-        if (this.hostCallsInFlight === 0) spent += WATCH_MS
-        if (spent < limit) return
-        this.broken = true
-        void this.worker.terminate()
-        finish({ status: 'timeout', message: `ran longer than ${this.setup.timeoutMs} ms` })
-      }, WATCH_MS)
-      const finish = (outcome: CallOutcome) => {
-        clearInterval(timer)
-        if (this.current?.id === id) this.current = null
-        if (outcome.status === 'timeout' || outcome.status === 'memory') this.broken = true
-        resolve(outcome)
-      }
-      this.current = { id, done: finish }
+      const timeout = `ran longer than ${this.setup.timeoutMs} ms`
+      const id = this.begin<CallOutcome>(resolve, {
+        answer: (message) => {
+          if (message.type !== 'done') return null
+          if (message.status !== 'ok') return { status: message.status, message: message.message }
+          let value: unknown = null
+          try {
+            value = message.json === null ? null : parsePluginJson(message.json)
+          } catch {
+            value = null
+          }
+          return { status: 'ok', value }
+        },
+        killed: () => ({ status: 'timeout', message: timeout }),
+        exited: () => ({ status: 'error', message: 'the sandbox stopped' }),
+      })
       this.post({ type: 'call', id, hook, arg: JSON.stringify(arg ?? null) })
+    }).then((outcome) => {
+      if (outcome.status === 'timeout' || outcome.status === 'memory') this.broken = true
+      return outcome
     })
+  }
+
+  private runBatchNow(
+    calls: BatchCall[],
+    known: Array<[id: string, transaction: TransactionJson | null]>,
+    sliceMs: number,
+    signal: AbortSignal,
+  ): Promise<BatchResult> {
+    if (this.exited || signal.aborted) {
+      return Promise.resolve({ status: 'ran', outcomes: [], writes: [] })
+    }
+    const stop = () => Atomics.store(this.control, CONTROL_STOP, 1)
+    Atomics.store(this.control, CONTROL_STOP, 0)
+    signal.addEventListener('abort', stop)
+    const ended = (failure: Exclude<BatchOutcome, { status: 'ok' }>) => (): BatchResult => ({
+      status: 'ended',
+      completed: Atomics.load(this.control, CONTROL_DONE),
+      failure,
+    })
+    return new Promise<BatchResult>((resolve) => {
+      const id = this.begin<BatchResult>(resolve, {
+        answer: (message) =>
+          message.type === 'batch-done'
+            ? { status: 'ran', outcomes: message.outcomes, writes: message.writes }
+            : null,
+        killed: ended({ status: 'timeout', message: `ran longer than ${this.setup.timeoutMs} ms` }),
+        exited: ended({ status: 'error', message: 'the sandbox stopped' }),
+      })
+      this.post({ type: 'batch', id, calls, known, sliceMs })
+    }).then((result) => {
+      signal.removeEventListener('abort', stop)
+      if (result.status === 'ended') this.broken = true
+      else if (result.outcomes.some((o) => o.status === 'timeout' || o.status === 'memory'))
+        this.broken = true
+      return result
+    })
+  }
+
+  /**
+   * Makes `id` the current call and watches it: the engine stops itself at its
+   * deadline, and this ends the thread when it does not. Time the plugin waits
+   * on a host call is not counted, as in the engine; a batch's clock starts
+   * again at each call it finishes.
+   */
+  private begin<T>(
+    resolve: (value: T) => void,
+    ends: {
+      answer: (message: FromWorker) => T | null
+      killed: () => T
+      exited: () => T
+    },
+  ): number {
+    const id = this.nextId++
+    Atomics.store(this.control, CONTROL_DONE, 0)
+    let spent = 0
+    let progress = 0
+    const limit = this.setup.timeoutMs + KILL_GRACE_MS
+    const timer = setInterval(() => {
+      const done = Atomics.load(this.control, CONTROL_DONE)
+      if (done !== progress) {
+        progress = done
+        spent = 0
+      } else if (this.hostCallsInFlight === 0) spent += WATCH_MS
+      if (spent < limit) return
+      this.broken = true
+      const value = ends.killed()
+      void this.worker.terminate()
+      finish(value)
+    }, WATCH_MS)
+    const finish = (value: T) => {
+      clearInterval(timer)
+      if (this.current?.id === id) this.current = null
+      resolve(value)
+    }
+    this.current = {
+      id,
+      answer: (message) => {
+        const value = ends.answer(message)
+        if (value !== null) finish(value)
+      },
+      exit: () => finish(ends.exited()),
+    }
+    return id
   }
 
   async close(): Promise<void> {
@@ -144,19 +269,8 @@ export class PluginSandbox {
   }
 
   private onMessage(message: FromWorker): void {
-    if (message.type === 'done') {
-      if (this.current?.id !== message.id) return
-      if (message.status === 'ok') {
-        let value: unknown = null
-        try {
-          value = message.json === null ? null : parsePluginJson(message.json)
-        } catch {
-          value = null
-        }
-        this.current.done({ status: 'ok', value })
-      } else {
-        this.current.done({ status: message.status, message: message.message })
-      }
+    if (message.type === 'done' || message.type === 'batch-done') {
+      if (this.current?.id === message.id) this.current.answer(message)
     } else if (message.type === 'host') {
       void this.answerHost(message.callId, message.method, message.args)
     }
@@ -188,6 +302,6 @@ export class PluginSandbox {
   private onExit(): void {
     this.exited = true
     this.broken = true
-    this.current?.done({ status: 'error', message: 'the sandbox stopped' })
+    this.current?.exit()
   }
 }

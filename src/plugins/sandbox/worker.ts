@@ -13,10 +13,19 @@ import {
   type QuickJSDeferredPromise,
   type QuickJSHandle,
   type QuickJSRuntime,
+  type VmCallResult,
 } from 'quickjs-emscripten'
+import { NotFound } from '../../errors.js'
+import type { TransactionJson } from '../../ledger/json.js'
+import { changeOf, isWriteMethod, PendingChanges, WRITE_METHODS, writeAnswer } from '../changes.js'
 import {
+  CONTROL_DONE,
+  CONTROL_STOP,
   HOST_VALUE_MAX_BYTES,
+  parsePluginJson,
   RESULT_MAX_BYTES,
+  type BatchOutcome,
+  type BatchWrite,
   type CallStatus,
   type FromWorker,
   type SandboxSetup,
@@ -25,6 +34,7 @@ import {
 
 const setup = workerData as SandboxSetup
 const port = parentPort!
+const control = new Int32Array(setup.control)
 const send = (message: FromWorker) => port.postMessage(message)
 
 /** The engine's stack: deep recursion ends as an error well before the thread's own stack. */
@@ -71,6 +81,20 @@ class SandboxFailure extends Error {
   }
 }
 
+/**
+ * The transactions of a batch's events, as the main thread read them when it
+ * handed the batch over, with the batch's writes kept over them: the worker
+ * answers reads and writes of these itself, so a labelling hook costs no round
+ * trip to the main thread. Anything else is asked of the main thread.
+ */
+interface LocalTransactions {
+  known: Map<string, TransactionJson | null>
+  pending: PendingChanges
+  writes: BatchWrite[]
+}
+
+type LocalAnswer = { ok: true; json: string | null } | { ok: false; message: string }
+
 interface Failure {
   status: Exclude<CallStatus, 'ok'>
   message: string
@@ -98,6 +122,7 @@ class Sandbox {
   /** Woken when a host call answers, so that a waiting hook looks at its promise again. */
   private wake: (() => void) | null = null
   private ns: QuickJSHandle | null = null
+  private local: LocalTransactions | null = null
   private stringify!: QuickJSHandle
   private parse!: QuickJSHandle
 
@@ -141,6 +166,7 @@ class Sandbox {
     return exported
   }
 
+  /** Calls a hook; answers its result as JSON text (checked against RESULT_MAX_BYTES). */
   async call(hook: string, arg: string): Promise<string | null> {
     const { vm } = this
     this.deadline = Date.now() + setup.timeoutMs
@@ -161,9 +187,96 @@ class Sandbox {
     }
   }
 
+  /**
+   * Runs event hooks in order until they are done, the slice of time has
+   * passed, one broke a limit (the engine is not to be trusted after), or the
+   * main thread asked to stop.
+   */
+  async runBatch(
+    message: Extract<ToWorker, { type: 'batch' }>,
+  ): Promise<Omit<Extract<FromWorker, { type: 'batch-done' }>, 'type' | 'id'>> {
+    const local: LocalTransactions = {
+      known: new Map(message.known),
+      pending: new PendingChanges(),
+      writes: [],
+    }
+    this.local = local
+    const outcomes: BatchOutcome[] = []
+    const started = Date.now()
+    try {
+      for (const { hook, arg } of message.calls) {
+        if (Atomics.load(control, CONTROL_STOP) !== 0) break
+        if (outcomes.length > 0 && Date.now() - started >= message.sliceMs) break
+        try {
+          // An event hook's result is not used, but one too large is still its error.
+          await this.call(hook, arg)
+          outcomes.push({ status: 'ok' })
+        } catch (error) {
+          const failure = failureOf(error)
+          outcomes.push(failure)
+          if (failure.status !== 'error') break
+        } finally {
+          Atomics.store(control, CONTROL_DONE, outcomes.length)
+        }
+      }
+      return { outcomes, writes: local.writes }
+    } finally {
+      this.local = null
+    }
+  }
+
+  /**
+   * Answers a read or a write of a transaction this batch knows, as the host
+   * would (the same checks, the same messages); null when the host must answer.
+   */
+  private answerLocally(method: string, argsJson: string): LocalAnswer | null {
+    const local = this.local
+    if (!local) return null
+    const capability =
+      method === 'getTransaction'
+        ? 'transactions:read'
+        : isWriteMethod(method)
+          ? WRITE_METHODS[method]
+          : null
+    // Without the capability the host answers, with its own message.
+    if (!capability || !setup.capabilities.includes(capability)) return null
+    let args: unknown
+    try {
+      args = parsePluginJson(argsJson)
+    } catch {
+      return null
+    }
+    if (!Array.isArray(args) || typeof args[0] !== 'string' || !local.known.has(args[0]))
+      return null
+    const id = args[0]
+    const current = local.known.get(id) ?? null
+    try {
+      let value: unknown
+      if (method === 'getTransaction') {
+        value = current && local.pending.overlay(current)
+      } else if (isWriteMethod(method)) {
+        if (!current) throw new NotFound(`transaction ${id} not found`)
+        const change = changeOf(method, args)
+        const after = local.pending.add(current, change)
+        local.writes.push({ id, change })
+        value = writeAnswer(change, after)
+      }
+      const json = value === undefined ? null : JSON.stringify(value)
+      if (json !== null && json.length > HOST_VALUE_MAX_BYTES)
+        throw new Error(`coffer.${method}: the answer is over ${HOST_VALUE_MAX_BYTES} bytes`)
+      return { ok: true, json }
+    } catch (error) {
+      return { ok: false, message: error instanceof Error ? error.message : String(error) }
+    }
+  }
+
   /** The JSON text of a hook's result, refused when it passes RESULT_MAX_BYTES. */
   private serialize(value: QuickJSHandle): string | null {
     const { vm } = this
+    if (vm.typeof(value) === 'undefined') {
+      value.dispose()
+      return null
+    }
     const out = vm.callFunction(this.stringify, vm.undefined, value)
     value.dispose()
     if (out.error) throw this.take(out.error)
@@ -226,27 +339,43 @@ class Sandbox {
   }
 
   /** The plugin called `coffer.<method>(...)`: ask the main thread, answer with a promise. */
-  private hostCall(methodHandle: QuickJSHandle, argsHandle: QuickJSHandle) {
+  private hostCall(
+    methodHandle: QuickJSHandle,
+    argsHandle: QuickJSHandle,
+  ): QuickJSHandle | VmCallResult<QuickJSHandle> {
     const { vm } = this
     const method = vm.getString(methodHandle)
-    const deferred = vm.newPromise()
-    if (this.lengthOf(argsHandle) > HOST_VALUE_MAX_BYTES) {
-      const error = vm.newError(`coffer.${method}: arguments over ${HOST_VALUE_MAX_BYTES} bytes`)
-      deferred.reject(error)
-      error.dispose()
-      return deferred.handle
+    if (this.lengthOf(argsHandle) > HOST_VALUE_MAX_BYTES)
+      return {
+        error: vm.newError(`coffer.${method}: arguments over ${HOST_VALUE_MAX_BYTES} bytes`),
+      }
+    const args = vm.getString(argsHandle)
+    // Answered here, as a plain value or a throw: the prelude awaits either like a promise.
+    const local = this.answerLocally(method, args)
+    if (local) {
+      if (!local.ok) return { error: vm.newError(local.message) }
+      return local.json === null ? vm.undefined : vm.newString(local.json)
     }
+    const deferred = vm.newPromise()
     const callId = this.nextCallId++
     this.hostCalls.set(callId, deferred)
-    send({ type: 'host', callId, method, args: vm.getString(argsHandle) })
+    send({ type: 'host', callId, method, args })
     return deferred.handle
   }
 
   answer(message: Extract<ToWorker, { type: 'host-result' }>): void {
-    const { vm } = this
     const deferred = this.hostCalls.get(message.callId)
     if (!deferred) return
     this.hostCalls.delete(message.callId)
+    this.settleDeferred(deferred, message)
+    this.wake?.()
+  }
+
+  private settleDeferred(
+    deferred: QuickJSDeferredPromise,
+    message: Extract<ToWorker, { type: 'host-result' }>,
+  ): void {
+    const { vm } = this
     if (message.ok) {
       const value = message.json === null ? vm.undefined : vm.newString(message.json)
       deferred.resolve(value)
@@ -256,8 +385,8 @@ class Sandbox {
       deferred.reject(error)
       error.dispose()
     }
-    deferred.dispose()
-    this.wake?.()
+    // Settling frees the resolvers; the promise's handle went to the engine when
+    // the host function returned it.
   }
 
   private memoryNearLimit(): boolean {
@@ -277,22 +406,27 @@ class Sandbox {
    * one by one: right after an out-of-memory error, a whole dump may not fit.
    */
   private take(handle: QuickJSHandle): unknown {
-    const { vm } = this
     try {
-      if (vm.typeof(handle) !== 'object') return vm.dump(handle)
-      // An engine that ran out of memory may have no room left for the error and throw null.
-      if (vm.dump(handle) === null && this.memoryNearLimit())
-        return { name: 'InternalError', message: 'out of memory' }
-      const read = (key: string) => {
-        const value = vm.getProp(handle, key)
-        const text = vm.typeof(value) === 'string' ? vm.getString(value) : undefined
-        value.dispose()
-        return text
-      }
-      return { name: read('name'), message: read('message') ?? (vm.dump(handle) as unknown) }
+      return this.read(handle)
     } finally {
       handle.dispose()
     }
+  }
+
+  /** take() without freeing the handle (one the engine lends a host function). */
+  private read(handle: QuickJSHandle): unknown {
+    const { vm } = this
+    if (vm.typeof(handle) !== 'object') return vm.dump(handle)
+    // An engine that ran out of memory may have no room left for the error and throw null.
+    if (vm.dump(handle) === null && this.memoryNearLimit())
+      return { name: 'InternalError', message: 'out of memory' }
+    const read = (key: string) => {
+      const value = vm.getProp(handle, key)
+      const text = vm.typeof(value) === 'string' ? vm.getString(value) : undefined
+      value.dispose()
+      return text
+    }
+    return { name: read('name'), message: read('message') ?? (vm.dump(handle) as unknown) }
   }
 }
 
@@ -311,6 +445,13 @@ async function main(): Promise<void> {
   port.on('message', (message: ToWorker) => {
     if (message.type === 'host-result') {
       sandbox.answer(message)
+      return
+    }
+    if (message.type === 'batch') {
+      turn = turn.then(async () => {
+        const { outcomes, writes } = await sandbox.runBatch(message)
+        send({ type: 'batch-done', id: message.id, outcomes, writes })
+      })
       return
     }
     turn = turn.then(async () => {
