@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs'
+import { get, type IncomingMessage } from 'node:http'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
@@ -116,15 +117,25 @@ async function seed(t: TestContext): Promise<Seeded> {
 
 /** GET /api/v1/export with a read key: the response, its status asserted. */
 async function httpExport(s: Seeded, query: string, status = 200) {
-  // Raw fetch: the test requester would parse application/x-ndjson as one JSON
-  // value. A fresh connection each time: a spawned CLI takes longer than the
-  // server's keep-alive, and a reused connection could meet its close.
-  const res = await fetch(`${s.app.url}/api/v1/export?${query}`, {
-    headers: { authorization: `Bearer ${s.readKey}`, connection: 'close' },
-  })
-  const text = await res.text()
-  assert.equal(res.status, status, text)
-  return { headers: res.headers, text }
+  // Raw HTTP: the test requester would parse application/x-ndjson as one JSON
+  // value. A fresh connection each time (no agent): a spawned CLI takes longer
+  // than the server's keep-alive, and a pooled connection could meet its close
+  // (fetch ignores a `connection: close` header).
+  const res = await new Promise<IncomingMessage>((resolve, reject) =>
+    get(
+      `${s.app.url}/api/v1/export?${query}`,
+      { agent: false, headers: { authorization: `Bearer ${s.readKey}` } },
+      resolve,
+    ).on('error', reject),
+  )
+  const chunks: Buffer[] = []
+  for await (const chunk of res) chunks.push(chunk as Buffer)
+  const text = Buffer.concat(chunks).toString('utf8')
+  assert.equal(res.statusCode, status, text)
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(res.headers))
+    if (typeof value === 'string') headers.set(name, value)
+  return { headers, text }
 }
 
 /** `coffer export <args>` against the app's database, as a user runs it. */

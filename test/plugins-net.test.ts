@@ -11,6 +11,7 @@ import {
   newAccount,
   newTransaction,
   PLUGIN_MCP_TOOL_NAMES,
+  waitFor,
   waitForPlugin,
   writePlugin,
 } from './helpers/plugins.js'
@@ -69,8 +70,12 @@ test('egress: loopback refused until granted, then allowed over http; every atte
   assert.deepEqual(granted.body.net_grants, ['127.0.0.1'])
   const id = await transaction(app, acct)
   await waitForPlugin(app, 'caller', (p) => p.last_status === 'ok', TOKEN)
-  const tx = await app.request('GET', `/api/v1/transactions/${id}`, auth)
-  assert.deepEqual(tx.body.extensions['net.result'], {
+  // The hook's writes land with its batch, just after its outcome is recorded.
+  const result = await waitFor('the fetched result', async () => {
+    const tx = await app.request('GET', `/api/v1/transactions/${id}`, auth)
+    return tx.body.extensions['net.result'] as unknown
+  })
+  assert.deepEqual(result, {
     status: 200,
     body: { hello: 'plugin', method: 'GET' },
     truncated: false,

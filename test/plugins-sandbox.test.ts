@@ -153,7 +153,10 @@ test('a restart in the middle of a burst of 1,000 events: every event reaches th
   writePlugin(first, 'counter', {
     hooks: ['onTransactionCreate'],
     capabilities: ['extensions:write'],
+    // A millisecond of work per event, so that the burst takes a second or more.
     code: `export async function onTransactionCreate(event) {
+      const until = Date.now() + 1
+      while (Date.now() < until) {}
       await coffer.setExtension(event.entity_id, 'counter.seen', event.sequence)
     }`,
   })
@@ -162,9 +165,10 @@ test('a restart in the middle of a burst of 1,000 events: every event reaches th
     'loaded',
   )
   await ingest(first, csvBatch(burst(1000)))
-  // Stop while the hook is part-way through the burst.
-  await new Promise((resolve) => setTimeout(resolve, 300))
-  const seenBefore = await countSeen(first)
+  // Stop while the hook is part-way through the burst: once some of it is written.
+  let seenBefore = 0
+  while ((seenBefore = await countSeen(first)) === 0)
+    await new Promise((resolve) => setTimeout(resolve, 20))
   await first.stop()
   assert.ok(seenBefore < 1000, `the hook had already seen all ${seenBefore}: no restart mid-burst`)
 

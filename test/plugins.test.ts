@@ -5,7 +5,13 @@ import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { startTestApp, type TestApp } from './helpers/app.js'
-import { newAccount, newTransaction, waitForPlugin, writePlugin } from './helpers/plugins.js'
+import {
+  newAccount,
+  newTransaction,
+  waitFor,
+  waitForPlugin,
+  writePlugin,
+} from './helpers/plugins.js'
 
 const TOKEN = 'plugins-test-dashboard-token-0123456789'
 const auth = { token: TOKEN }
@@ -21,16 +27,6 @@ const transaction = (app: TestApp, accountId: string, description: string) =>
 async function labelsOf(app: TestApp, id: string): Promise<Record<string, string>> {
   const res = await app.request('GET', `/api/v1/transactions/${id}`, auth)
   return res.body.labels as Record<string, string>
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
 }
 
 const LABELLER = `

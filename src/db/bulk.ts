@@ -244,6 +244,9 @@ export const BULK_CACHE_KIB = 64 * 1024
 const BULK_WAL_AUTOCHECKPOINT_PAGES = 65_536
 const DEFAULT_WAL_AUTOCHECKPOINT_PAGES = 1000
 
+/** Bulk stretches open per database handle: the settings hold while any is open. */
+const openBulkStretches = new WeakMap<object, number>()
+
 /**
  * Runs `work` (many large units of work in a row: a sync) with the SQLite
  * connection set for bulk writes: a larger page cache and checkpoints deferred
@@ -255,15 +258,43 @@ export async function duringBulkWrites<T>(
   db: Kysely<Database>,
   work: () => Promise<T>,
 ): Promise<T> {
-  if (dialectOf(db) !== 'sqlite') return work()
-  await sql.raw(`pragma cache_size = -${Math.max(BULK_CACHE_KIB, SQLITE_CACHE_KIB)}`).execute(db)
-  await sql.raw(`pragma wal_autocheckpoint = ${BULK_WAL_AUTOCHECKPOINT_PAGES}`).execute(db)
+  const end = await startBulkWrites(db)
   try {
     return await work()
   } finally {
-    await sql.raw(`pragma wal_autocheckpoint = ${DEFAULT_WAL_AUTOCHECKPOINT_PAGES}`).execute(db)
-    await sql.raw(`pragma cache_size = -${SQLITE_CACHE_KIB}`).execute(db)
-    // Passive: never waits for readers; what it cannot copy now, the next commit's does.
-    await sql.raw('pragma wal_checkpoint(passive)').execute(db)
+    await end()
+  }
+}
+
+/**
+ * duringBulkWrites as a stretch with no fixed extent (a plugin working through a
+ * backlog): starts it, answers the function that ends it. Stretches may overlap
+ * (a sync and a plugin's backlog): the usual settings come back when the last ends.
+ */
+export async function startBulkWrites(db: Kysely<Database>): Promise<() => Promise<void>> {
+  if (dialectOf(db) !== 'sqlite') return () => Promise.resolve()
+  const open = openBulkStretches.get(db) ?? 0
+  openBulkStretches.set(db, open + 1)
+  if (open === 0) {
+    await sql.raw(`pragma cache_size = -${Math.max(BULK_CACHE_KIB, SQLITE_CACHE_KIB)}`).execute(db)
+    await sql.raw(`pragma wal_autocheckpoint = ${BULK_WAL_AUTOCHECKPOINT_PAGES}`).execute(db)
+  }
+  let ended = false
+  return async () => {
+    if (ended) return
+    ended = true
+    const left = (openBulkStretches.get(db) ?? 1) - 1
+    openBulkStretches.set(db, left)
+    // Each step only while no stretch has started since (one may, between them).
+    const restore = [
+      `pragma wal_autocheckpoint = ${DEFAULT_WAL_AUTOCHECKPOINT_PAGES}`,
+      `pragma cache_size = -${SQLITE_CACHE_KIB}`,
+      // Passive: never waits for readers; what it cannot copy now, the next commit's does.
+      'pragma wal_checkpoint(passive)',
+    ]
+    for (const statement of restore) {
+      if ((openBulkStretches.get(db) ?? 0) > 0) return
+      await sql.raw(statement).execute(db)
+    }
   }
 }

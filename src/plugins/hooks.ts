@@ -5,8 +5,11 @@
 // follower and the plugin sits a bounded queue (plugins.queue_size): when the
 // plugin is slow the follower waits, and the bus, which never blocks writers,
 // drops it and it replays from the log later. A hook that fails is recorded and
-// the cursor moves on. The cursor is saved every second and at stop.
+// the cursor moves on, once what the batch's hooks wrote is written (the target
+// writes a batch's writes while the next batch runs). The cursor is saved every
+// second and at stop.
 import type { ServiceContext } from '../context.js'
+import { startBulkWrites } from '../db/bulk.js'
 import { followEvents } from '../events/follow.js'
 import type { EventEnvelope } from '../events/types.js'
 import type { HookName } from './manifest.js'
@@ -26,14 +29,17 @@ export interface HookTarget {
   readonly name: string
   readonly hooks: readonly HookName[]
   /**
-   * Runs hooks one after the other, recording their outcomes, and writes what
-   * they wrote; stops early once `signal` is aborted (a shutdown). Answers how
-   * many calls ran; never throws.
+   * Runs hooks one after the other, recording their outcomes; stops early once
+   * `signal` is aborted (a shutdown). Answers how many calls ran, and when what
+   * they wrote is written (at the latest when the next batch runs, or at
+   * writePending); never throws.
    */
   runBatch(
     calls: ReadonlyArray<{ hook: HookName; arg: unknown }>,
     signal: AbortSignal,
-  ): Promise<number>
+  ): Promise<{ ran: number; written: Promise<void> }>
+  /** Writes what the last batch left unwritten now. */
+  writePending(): Promise<void>
   saveCursor(sequence: number): Promise<void>
 }
 
@@ -96,6 +102,10 @@ export class HookRunner {
   /** The last sequence handed to the queue: a retried follow resumes after it. */
   private queued: number
   private waiters: Array<{ sequence: number; resolve: () => void }> = []
+  /** Resolves once every batch handed over so far is written (the cursor follows it). */
+  private written: Promise<void> = Promise.resolve()
+  /** Ends the bulk-write stretch held while working through a backlog (null: none held). */
+  private endBulk: (() => Promise<void>) | null = null
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -121,6 +131,8 @@ export class HookRunner {
     this.queue.close()
     await this.following
     await this.working
+    await this.written
+    await this.bulk(false)
     if (this.saveTimer) clearInterval(this.saveTimer)
     await this.save()
   }
@@ -170,10 +182,15 @@ export class HookRunner {
   private async work(): Promise<void> {
     const signal = this.abort.signal
     for (;;) {
+      // Nothing waiting to run beside them: the last batch's writes are written now.
+      if (this.queue.length === 0 || signal.aborted) await this.target.writePending()
       // A stop ends the work here: events still queued are handed over again after it.
       const first = signal.aborted ? null : await this.queue.take()
-      if (first === null) return
+      if (first === null) return await this.target.writePending()
       const events = [first, ...this.queue.takeWaiting(HOOK_BATCH_EVENTS - 1)]
+      // A full batch means a backlog (an import's events): working through it is
+      // bulk writing, like the sync that made it, until a batch comes up short.
+      await this.bulk(events.length === HOOK_BATCH_EVENTS)
       const calls = []
       const callEvent: number[] = []
       for (const [index, event] of events.entries()) {
@@ -182,12 +199,35 @@ export class HookRunner {
         calls.push({ hook: feeds.hook, arg: feeds.arg(event) })
         callEvent.push(index)
       }
-      const ran = calls.length > 0 ? await this.target.runBatch(calls, signal) : 0
-      // Past every event whose hook ran (and those that feed none), up to the first that did not.
+      const { ran, written } =
+        calls.length > 0
+          ? await this.target.runBatch(calls, signal)
+          : { ran: 0, written: Promise.resolve() }
+      // Past every event whose hook ran (and those that feed none), up to the first
+      // that did not, once what they wrote is written (after the batches before).
       const firstNotRun = ran < calls.length ? callEvent[ran]! : events.length
-      if (firstNotRun > 0) this.handled = events[firstNotRun - 1]!.sequence
-      this.wake()
-      if (firstNotRun < events.length) return
+      const sequence = firstNotRun > 0 ? events[firstNotRun - 1]!.sequence : null
+      this.written = Promise.all([this.written, written]).then(() => {
+        if (sequence !== null && sequence > this.handled) this.handled = sequence
+        this.wake()
+      })
+      if (firstNotRun < events.length) return await this.target.writePending()
+    }
+  }
+
+  private async bulk(on: boolean): Promise<void> {
+    try {
+      if (on && !this.endBulk) this.endBulk = await startBulkWrites(this.ctx.db.kysely)
+      else if (!on && this.endBulk) {
+        const end = this.endBulk
+        this.endBulk = null
+        await end()
+      }
+    } catch (error) {
+      this.ctx.log.warn(
+        { err: error, plugin: this.target.name },
+        'plugins: bulk-write settings failed',
+      )
     }
   }
 

@@ -59,6 +59,15 @@ const TRANSACTION_CAPABILITIES = ['transactions:read', 'labels:write', 'extensio
 /** Processes sharing PostgreSQL hear of each other's enables and disables on this channel. */
 export const PLUGINS_CHANNEL = 'coffer_plugins'
 
+/** `tx` with the writes of `batch` (and the batch before it) over it; as it stands if they no longer fit. */
+function overlaid(batch: WriteBatch, tx: TransactionJson): TransactionJson {
+  try {
+    return batch.overlay(tx)
+  } catch {
+    return tx
+  }
+}
+
 export class PluginManager {
   private readonly plugins = new Map<string, Plugin>()
   private hooksOn = false
@@ -493,6 +502,7 @@ export class PluginManager {
         name: plugin.name,
         hooks: plugin.manifest.hooks,
         runBatch: (calls, signal) => this.runBatch(plugin, calls, signal),
+        writePending: () => this.writePending(plugin),
         saveCursor: (sequence) => saveCursor(this.ctx.db.kysely, plugin.name, sequence),
       },
       cursor,
@@ -504,16 +514,18 @@ export class PluginManager {
   /**
    * Runs a batch of event hooks in the plugin's worker, in slices of at most
    * BATCH_WRITE_MS: the worker answers reads and writes of the events'
-   * transactions itself, and what a slice wrote is written in one unit of work
-   * before the next slice starts (so a slow hook does not hold back what the
-   * ones before it wrote). Answers how many calls, from the first, were dealt with.
+   * transactions itself. While it runs the first slice, the last batch's writes
+   * are written here (the two threads work side by side); a slice's writes are
+   * written before the next slice, and the last slice's by the next batch or by
+   * writePending. Answers how many calls, from the first, were dealt with, and
+   * when their writes are written.
    */
   private async runBatch(
     plugin: Plugin,
     calls: ReadonlyArray<{ hook: HookName; arg: unknown }>,
     signal: AbortSignal,
-  ): Promise<number> {
-    const batch = new WriteBatch()
+  ): Promise<{ ran: number; written: Promise<void> }> {
+    const batch = new WriteBatch(plugin.unwritten?.batch ?? null)
     const encoded = calls.map(({ hook, arg }) => ({ hook, arg: JSON.stringify(arg ?? null) }))
     // A call the worker was stuck on when it was ended: recorded, and not run again.
     const skipped = new Set<number>()
@@ -525,11 +537,13 @@ export class PluginManager {
       }
       const slice: number[] = []
       for (let i = done; i < calls.length; i++) if (!skipped.has(i)) slice.push(i)
+      // Read before the last batch's writes start: they would hold the connection.
       const known = await this.knownTransactions(
         plugin,
         slice.map((i) => calls[i]!.arg),
+        batch,
       )
-      const result = await this.inTurn(plugin, batch, async (sandbox) =>
+      const running = this.inTurn(plugin, batch, async (sandbox) =>
         sandbox.runBatch(
           slice.map((i) => encoded[i]!),
           known,
@@ -537,11 +551,14 @@ export class PluginManager {
           signal,
         ),
       )
+      await this.writePending(plugin)
+      const result = await running
       if ('problem' in result) {
         // No sandbox to run them in: each call fails with the reason, as a call would.
         this.countRuns(plugin, 'error', slice.length)
         await this.record(plugin, 'error', `${calls[done]!.hook}: ${result.problem}`)
-        return calls.length
+        done = calls.length
+        break
       }
       if (result.status === 'ended') {
         // The calls it had finished are run again (their writes went with the thread).
@@ -560,10 +577,20 @@ export class PluginManager {
         result.outcomes,
       )
       done = slice[result.outcomes.length - 1]! + 1
-      await this.flush(plugin, batch)
+      if (done < calls.length && !signal.aborted) await this.flush(plugin, batch)
     }
-    await this.flush(plugin, batch)
-    return done
+    await this.writePending(plugin)
+    const written = new Promise<void>((resolve) => (plugin.unwritten = { batch, written: resolve }))
+    return { ran: done, written }
+  }
+
+  /** Writes what the last batch of event hooks left unwritten (see runBatch). */
+  private async writePending(plugin: Plugin): Promise<void> {
+    const unwritten = plugin.unwritten
+    if (!unwritten) return
+    plugin.unwritten = null
+    await this.flush(plugin, unwritten.batch)
+    unwritten.written()
   }
 
   /**
@@ -574,6 +601,7 @@ export class PluginManager {
   private async knownTransactions(
     plugin: Plugin,
     args: readonly unknown[],
+    batch: WriteBatch,
   ): Promise<Array<[string, TransactionJson | null]>> {
     const capabilities = plugin.manifest?.capabilities ?? []
     if (!TRANSACTION_CAPABILITIES.some((c) => capabilities.includes(c))) return []
@@ -584,7 +612,10 @@ export class PluginManager {
         ids.add(event.entity_id)
     }
     const found = await findTransactions(this.ctx.db.kysely, [...ids])
-    return [...ids].map((id) => [id, found.get(id) ?? null])
+    return [...ids].map((id) => {
+      const tx = found.get(id)
+      return [id, tx ? overlaid(batch, tx) : null]
+    })
   }
 
   private async flush(plugin: Plugin, batch: WriteBatch): Promise<void> {

@@ -21,6 +21,11 @@ export class Plugin {
   health: Partial<Health> & { last_success_at?: string | null } = {}
   /** Where the event hooks' writes wait to be written together (writes.ts); null otherwise. */
   batch: WriteBatch | null = null
+  /**
+   * The last batch's writes, not written yet: the next batch writes them while
+   * the worker runs its hooks (manager.ts runBatch), or writePending does.
+   */
+  unwritten: { batch: WriteBatch; written: () => void } | null = null
   /** Whether `health` holds an outcome not written yet, and when it was last written. */
   healthDirty = false
   healthSavedAt = 0

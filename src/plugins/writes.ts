@@ -46,20 +46,24 @@ export async function writeNow(
 export class WriteBatch {
   private readonly pending = new PendingChanges()
 
+  /** `previous`: a batch written while this one runs; its changes count as made until then. */
+  constructor(private previous: WriteBatch | null = null) {}
+
   get size(): number {
     return this.pending.size
   }
 
   /** `tx` with this batch's changes over it (what the plugin reads back). */
   overlay(tx: TransactionJson): TransactionJson {
-    return this.pending.overlay(tx)
+    // Once the previous batch is written it holds nothing, and the ledger has its changes.
+    return this.pending.overlay(this.previous ? this.previous.overlay(tx) : tx)
   }
 
   /** Checks a change against the transaction as it stands and keeps it; answers the result. */
   async add(ctx: ServiceContext, id: string, change: KeyedChange): Promise<TransactionJson> {
     const current = await findTransaction(ctx.db.kysely, id)
     if (!current) throw new NotFound(`transaction ${id} not found`)
-    return this.pending.add(current, change)
+    return this.pending.add(this.previous ? this.previous.overlay(current) : current, change)
   }
 
   /** Keeps a change the sandbox's worker already checked and answered. */
@@ -74,6 +78,8 @@ export class WriteBatch {
    * change does not cost the others.
    */
   async flush(ctx: ServiceContext, actor: string): Promise<string[]> {
+    // Batches are written in order: the one before this is written already.
+    this.previous = null
     const batch = this.pending.take()
     if (batch.length === 0) return []
     const problems: string[] = []

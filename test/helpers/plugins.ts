@@ -56,6 +56,21 @@ export function writePlugin(app: Pick<TestApp, 'ctx'>, name: string, files: Plug
 }
 
 /** Polls GET /plugins/{name} until `done` holds (hooks run in the background). */
+/** Polls `probe` until it answers something (plugin hooks and their writes land asynchronously). */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await probe()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
 export async function waitForPlugin(
   app: TestApp,
   name: string,
