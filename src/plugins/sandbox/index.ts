@@ -13,7 +13,7 @@ import {
   CONTROL_CELLS,
   CONTROL_DONE,
   CONTROL_STOP,
-  HOST_VALUE_MAX_BYTES,
+  hostAnswerJson,
   parsePluginJson,
   type BatchCall,
   type BatchOutcome,
@@ -282,9 +282,7 @@ export class PluginSandbox {
     try {
       const args = parsePluginJson(argsJson)
       const value = await this.host(method, Array.isArray(args) ? args : [])
-      const json = value === undefined ? null : JSON.stringify(value)
-      if (json !== null && json.length > HOST_VALUE_MAX_BYTES)
-        throw new Error(`coffer.${method}: the answer is over ${HOST_VALUE_MAX_BYTES} bytes`)
+      const json = hostAnswerJson(method, value)
       reply = { type: 'host-result', callId, ok: true, json }
     } catch (error) {
       reply = {

@@ -80,3 +80,11 @@ export type FromWorker =
 export function parsePluginJson(text: string): unknown {
   return sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' })
 }
+
+/** A host call's answer as the JSON text the plugin gets (null: undefined); refused past HOST_VALUE_MAX_BYTES. */
+export function hostAnswerJson(method: string, value: unknown): string | null {
+  const json = value === undefined ? null : JSON.stringify(value)
+  if (json !== null && json.length > HOST_VALUE_MAX_BYTES)
+    throw new Error(`coffer.${method}: the answer is over ${HOST_VALUE_MAX_BYTES} bytes`)
+  return json
+}

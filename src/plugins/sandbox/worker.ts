@@ -22,6 +22,7 @@ import {
   CONTROL_DONE,
   CONTROL_STOP,
   HOST_VALUE_MAX_BYTES,
+  hostAnswerJson,
   parsePluginJson,
   RESULT_MAX_BYTES,
   type BatchOutcome,
@@ -261,9 +262,7 @@ class Sandbox {
         local.writes.push({ id, change })
         value = writeAnswer(change, after)
       }
-      const json = value === undefined ? null : JSON.stringify(value)
-      if (json !== null && json.length > HOST_VALUE_MAX_BYTES)
-        throw new Error(`coffer.${method}: the answer is over ${HOST_VALUE_MAX_BYTES} bytes`)
+      const json = hostAnswerJson(method, value)
       return { ok: true, json }
     } catch (error) {
       return { ok: false, message: error instanceof Error ? error.message : String(error) }
