@@ -13,8 +13,8 @@ import type { App } from './http/types.js'
 import type { Clock } from './clock.js'
 import { rulesOnNewTransactions } from './rules/new-transactions.js'
 import { derivedDataWorkers } from './search/derived.js'
-import { searchDocumentsOfNewTransactions } from './search/indexer.js'
-import { summaryDaysOfNewTransactions } from './search/rollups.js'
+import { searchDocumentsStep } from './search/indexer.js'
+import { summaryDaysStep } from './search/rollups.js'
 import { SearchPool } from './search/pool/pool.js'
 import { PluginService } from './plugins/index.js'
 import { applyStoredSettings, Settings } from './settings/service.js'
@@ -42,9 +42,9 @@ export async function openServiceContext(
     }
   }
   // What every insert of transactions also does, in its unit of work (ledger/unit-of-work.ts).
-  ctx.ledger.registerInsertStep(searchDocumentsOfNewTransactions)
-  ctx.ledger.registerInsertStep(summaryDaysOfNewTransactions)
-  ctx.ledger.registerInsertStep(rulesOnNewTransactions(ctx.log))
+  ctx.ledger.registerWriteStep(searchDocumentsStep)
+  ctx.ledger.registerWriteStep(summaryDaysStep)
+  ctx.ledger.registerWriteStep(rulesOnNewTransactions(ctx.log))
   return ctx
 }
 

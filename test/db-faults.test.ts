@@ -115,16 +115,22 @@ test(
 )
 
 test(
-  'a SQLite file locked past busy_timeout: a write is 503 with Retry-After, then works',
+  'a SQLite file locked past busy_timeout: a write is 503 with Retry-After, then works; the server answers meanwhile',
   { skip: ENGINE !== 'sqlite' && 'SQLite only' },
   async (t) => {
     const app = await startTestApp(t)
     const other = new SqliteDatabase(join(app.dir, 'coffer.db'))
     t.after(() => other.close())
     other.exec('begin immediate') // another process holding the write lock
-    const refused = await app.request('POST', '/api/v1/accounts', {
-      body: { name: 'Cash', currency: 'USD' },
-    })
+    let answered = false
+    const write = app
+      .request('POST', '/api/v1/accounts', { body: { name: 'Cash', currency: 'USD' } })
+      .finally(() => (answered = true))
+    // The write waits for the lock without holding the event loop.
+    const health = await app.request('GET', '/healthz')
+    assert.equal(health.status, 200)
+    assert.equal(answered, false, 'the health check waited for the write')
+    const refused = await write
     assert.equal(refused.status, 503, refused.text)
     assert.match(refused.headers.get('content-type') ?? '', /^application\/problem\+json/)
     assert.equal(refused.headers.get('retry-after'), '1')

@@ -13,6 +13,7 @@ import {
   sql,
   type DatabaseConnection,
   type Driver,
+  type QueryResult,
   type SqliteDatabase as SqliteDialectDatabase,
 } from 'kysely'
 import pg from 'pg'
@@ -73,6 +74,8 @@ function openSqlite(options: DatabaseOptions): Db {
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('foreign_keys = ON')
   prepareSqliteConnection(sqlite)
+  // The writer waits for another process's lock between short tries (below).
+  sqlite.pragma(`busy_timeout = ${WRITE_LOCK_TRY_MS}`)
   const kysely = new Kysely<Database>({
     dialect: new WriterSqliteDialect({ database: withStatementCache(sqlite) }),
   })
@@ -174,9 +177,59 @@ export const COMPARE_DECIMAL_SQL = 'coffer_compare_decimal'
 // SQLITE_BUSY_SNAPSHOT at once, which busy_timeout cannot wait out. Every
 // transaction here is a unit of work that writes, so it takes the write lock up
 // front (BEGIN IMMEDIATE) and waits its turn behind the other process instead.
+//
+// better-sqlite3 waits out busy_timeout synchronously: a file locked by another
+// process for seconds would hold the event loop (every request, the health
+// check) for up to busy_timeout at each write, one after the other. So the
+// writer's busy_timeout is short, and a statement refused as busy is tried
+// again after an asynchronous pause, until the lock has been out of reach for
+// WRITE_LOCK_WAIT_MS; past that it fails as busy (answered 503, db/faults.ts),
+// and so do the statements queued behind it (one short try each) until one
+// gets through. A refused statement did nothing, so trying it again is safe.
 class WriterSqliteDriver extends SqliteDriver {
+  private patient: DatabaseConnection | null = null
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await super.acquireConnection()
+    this.patient ??= patientConnection(connection)
+    return this.patient
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'))
+  }
+}
+
+/** How long a write waits for another process's lock, in all. */
+export const WRITE_LOCK_WAIT_MS = 5_000
+/** How long one try blocks: a lock released within it is taken without a pause. */
+const WRITE_LOCK_TRY_MS = 10
+const WRITE_LOCK_MAX_PAUSE_MS = 50
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED'
+}
+
+function patientConnection(connection: DatabaseConnection): DatabaseConnection {
+  /** When the lock was first refused, since the last statement that got through. */
+  let busySince: number | null = null
+  return {
+    async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+      for (let pause = 2; ; pause = Math.min(pause * 2, WRITE_LOCK_MAX_PAUSE_MS)) {
+        try {
+          const result = await connection.executeQuery<R>(query)
+          busySince = null
+          return result
+        } catch (error) {
+          if (!isBusy(error)) throw error
+          busySince ??= Date.now()
+          if (Date.now() + pause > busySince + WRITE_LOCK_WAIT_MS) throw error
+          await new Promise((resolve) => setTimeout(resolve, pause))
+        }
+      }
+    },
+    streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
   }
 }
 

@@ -15,6 +15,7 @@ import * as m0007 from './migrations/0007-exact-search-documents.js'
 import * as m0008 from './migrations/0008-summary-rollups.js'
 import * as m0009 from './migrations/0009-settings.js'
 import * as m0010 from './migrations/0010-plugins.js'
+import * as m0011 from './migrations/0011-keyed-change-queues.js'
 
 interface MigrationModule {
   up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void>
@@ -31,6 +32,7 @@ const MIGRATIONS: ReadonlyArray<[string, MigrationModule]> = [
   ['0008-summary-rollups', m0008],
   ['0009-settings', m0009],
   ['0010-plugins', m0010],
+  ['0011-keyed-change-queues', m0011],
 ]
 
 export interface AppliedMigration {

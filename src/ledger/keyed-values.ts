@@ -5,6 +5,8 @@
 // of unit-of-work.ts): their rows go in bulk, their version is the `imported` one.
 // Many transactions at once (a rules run) go through writeKeyedValuesManyInUnit:
 // the same rows, versions and events, a chunk of transactions per statement.
+// Every change is handed to the unit's write steps (afterKeyedChange), which keep
+// what is derived from the keys (search documents, summary days) in step.
 import { deleteRowsMatching, insertRowsChunked, upsertRowsChunked } from '../db/bulk.js'
 import type { NewEvent } from '../events/types.js'
 import { appendVersions, type Diff, type NewVersion } from './history.js'
@@ -89,9 +91,23 @@ export async function writeKeyedValuesInUnit<V extends JsonValue>(
         .execute()
     }
   }
+  await keyedValuesChanged(uow, kind.field, [after])
   await appendVersions(uow, [{ transaction_id: id, kind: kind.version, snapshot: after, diff }])
   for (const event of keyEvents(kind, after, diff)) uow.emit(event)
   return after
+}
+
+/**
+ * Hands transactions whose `field` keys changed (as they stand after) to the
+ * unit's write steps (WriteStep.afterKeyedChange).
+ */
+export async function keyedValuesChanged(
+  uow: UnitOfWork,
+  field: KeyedValueKind<JsonValue>['field'],
+  changed: readonly TransactionJson[],
+): Promise<void> {
+  if (changed.length === 0) return
+  for (const step of uow.writeSteps) await step.afterKeyedChange?.(uow, field, changed)
 }
 
 /** A transaction and the maps it moves to, by field (a field left out stays as it is). */
@@ -148,6 +164,7 @@ async function writeChunk(
 ): Promise<TransactionJson[]> {
   const removed = kinds.map(() => [] as Array<[id: string, key: string]>)
   const set = kinds.map(() => [] as Array<[id: string, key: string, value: string]>)
+  const changed = kinds.map(() => [] as TransactionJson[])
   const versions: NewVersion[] = []
   const events: NewEvent[] = []
   const afters = chunk.map(({ before, next }) => {
@@ -166,6 +183,7 @@ async function writeChunk(
         if (!(key in target)) removed[k]!.push([id, key])
         else set[k]!.push([id, key, kind.store(target[key]!)])
       }
+      changed[k]!.push(after)
       versions.push({ transaction_id: id, kind: kind.version, snapshot: after, diff })
       for (const event of keyEvents(kind, after, diff)) events.push(event)
       snapshot = after
@@ -182,6 +200,7 @@ async function writeChunk(
       set[k]!,
       (row) => row,
     )
+    await keyedValuesChanged(uow, kind.field, changed[k]!)
   }
   await appendVersions(uow, versions)
   for (const event of events) uow.emit(event)

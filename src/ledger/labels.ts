@@ -4,7 +4,7 @@ import type { ServiceContext } from '../context.js'
 import { chunksOf } from '../db/bulk.js'
 import { NotFound } from '../errors.js'
 import { appendVersions, diffLabels } from './history.js'
-import { writeKeyedValuesInUnit, type KeyedValueKind } from './keyed-values.js'
+import { keyedValuesChanged, writeKeyedValuesInUnit, type KeyedValueKind } from './keyed-values.js'
 import type { TransactionJson } from './json.js'
 import type { UnitOfWork } from './unit-of-work.js'
 import { findTransaction, findTransactionForChange } from './snapshots.js'
@@ -113,6 +113,11 @@ export async function deleteLabel(
           },
         ]
       })
+      await keyedValuesChanged(
+        uow,
+        'labels',
+        versions.map((version) => version.snapshot),
+      )
       await appendVersions(uow, versions)
     }
     const result = { key, ...(value !== undefined ? { value } : {}), removed_from: ids.length }

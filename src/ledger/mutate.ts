@@ -7,7 +7,7 @@ import type { LogTail } from '../events/publisher.js'
 import { appendEvents, lockEventAppends } from '../events/store.js'
 import type { EventEnvelope, NewEvent } from '../events/types.js'
 import { isoNow, type Clock } from '../clock.js'
-import type { InsertStep, UnitOfWork } from './unit-of-work.js'
+import type { WriteStep, UnitOfWork } from './unit-of-work.js'
 
 export interface LedgerDeps {
   db: Db
@@ -18,13 +18,13 @@ export interface LedgerDeps {
 }
 
 export class Ledger {
-  private readonly insertSteps: InsertStep[] = []
+  private readonly writeSteps: WriteStep[] = []
 
   constructor(private readonly deps: LedgerDeps) {}
 
-  /** Adds work to every insert of transactions, after the steps already registered (unit-of-work.ts). */
-  registerInsertStep(step: InsertStep): void {
-    this.insertSteps.push(step)
+  /** Adds work to every write of transactions, after the steps already registered (unit-of-work.ts). */
+  registerWriteStep(step: WriteStep): void {
+    this.writeSteps.push(step)
   }
 
   async mutate<T>(
@@ -40,7 +40,7 @@ export class Ledger {
       const value = await work({
         trx,
         now,
-        insertSteps: this.insertSteps,
+        writeSteps: this.writeSteps,
         actor: options.actor,
         emit: (event) => pending.push(event),
         memo<T>(key: symbol, compute: () => T): T {

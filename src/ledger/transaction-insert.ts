@@ -35,7 +35,7 @@ export async function insertTransactionsInUnit(
   if (rows.length === 0) return []
   const bare = rows.map((row) => toTransactionJson(row, {}, {}))
   let born = bare
-  for (const step of uow.insertSteps) {
+  for (const step of uow.writeSteps) {
     if (step.amend) born = withAmendedKeys(born, await step.amend(uow, born), step.name)
   }
   // Most batches are born bare (no rule matches): then no key is looked for at all.
@@ -66,7 +66,7 @@ export async function insertTransactionsInUnit(
     for (const event of bornKeyEvents(LABELS, snapshot)) uow.emit(event)
     for (const event of bornKeyEvents(EXTENSIONS, snapshot)) uow.emit(event)
   }
-  for (const step of uow.insertSteps) await step.afterInsert?.(uow, born)
+  for (const step of uow.writeSteps) await step.afterInsert?.(uow, born)
   return born
 }
 

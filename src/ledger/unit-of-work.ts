@@ -1,5 +1,5 @@
 // What every step of the one mutation path receives (mutate.ts runs it), and the
-// seam through which other parts join the insert of new transactions.
+// seam through which other parts join the writes of transactions (WriteStep).
 import type { Transaction } from 'kysely'
 import type { Database } from '../db/schema.js'
 import type { NewEvent } from '../events/types.js'
@@ -12,26 +12,28 @@ export interface UnitOfWork {
   emit(event: NewEvent): void
   /** A value computed once per unit (under `key`) and shared by every step of it. */
   memo<T>(key: symbol, compute: () => T): T
-  /** The steps that every insert of transactions in this unit runs (Ledger.registerInsertStep). */
-  readonly insertSteps: readonly InsertStep[]
+  /** The steps that every insert and keyed-value change in this unit runs (Ledger.registerWriteStep). */
+  readonly writeSteps: readonly WriteStep[]
   /** Who makes the change, when not a person or a source (`plugin:<name>`): history keeps it. */
   readonly actor?: string | undefined
 }
 
 /**
- * Work that must happen inside the unit of work that inserts transactions, by
- * sync or by hand: the ledger's one insert path (transaction-insert.ts) runs
- * every registered step on every batch of new rows, in registration order. The
- * composition root (app.ts) registers them; the ledger knows none by name, so
- * ledger/ imports nothing from the folders that supply them.
+ * Work that must happen inside the unit of work that writes transactions, by sync
+ * or by hand: the ledger's one insert path (transaction-insert.ts) runs every
+ * registered step on every batch of new rows, and its one keyed-value writer
+ * (keyed-values.ts) on every batch of label or extension changes, in
+ * registration order. The composition root (app.ts) registers them; the ledger
+ * knows none by name, so ledger/ imports nothing from the folders that supply
+ * them.
  *
- * Today: search/indexer.ts queues the new rows' search documents, and
- * rules/new-transactions.ts applies the enabled rules (CONTRACT 8). A plugin hook
- * on new transactions is one more step.
+ * Today: search/indexer.ts writes the new rows' search documents and queues the
+ * changed ones, search/rollups.ts queues the summary days they touch, and
+ * rules/new-transactions.ts applies the enabled rules (CONTRACT 8).
  *
  * A step that throws rolls the whole unit back: nothing of the batch is written.
  */
-export interface InsertStep {
+export interface WriteStep {
   /** Says which part the step belongs to, in logs and errors. */
   readonly name: string
   /**
@@ -47,4 +49,15 @@ export interface InsertStep {
   amend?(uow: UnitOfWork, born: readonly TransactionJson[]): Promise<readonly TransactionJson[]>
   /** After the rows, their labels, extensions and versions are written, in the same unit. */
   afterInsert?(uow: UnitOfWork, created: readonly TransactionJson[]): Promise<void>
+  /**
+   * After the labels or the extensions (`field`) of existing transactions changed,
+   * in the same unit: `changed` holds each such transaction once, as it stands
+   * after the change (a key removed from every holder gives their snapshots
+   * without it). Not called for keys new rows are born with (afterInsert).
+   */
+  afterKeyedChange?(
+    uow: UnitOfWork,
+    field: 'labels' | 'extensions',
+    changed: readonly TransactionJson[],
+  ): Promise<void>
 }

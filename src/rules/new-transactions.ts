@@ -9,7 +9,7 @@ import type { Logger } from 'pino'
 import { chunksOf } from '../db/bulk.js'
 import { inList } from '../db/in-list.js'
 import type { TransactionJson } from '../ledger/json.js'
-import type { InsertStep, UnitOfWork } from '../ledger/unit-of-work.js'
+import type { WriteStep, UnitOfWork } from '../ledger/unit-of-work.js'
 import { matches } from '../search/index.js'
 import { withEffects } from './effects.js'
 import { loadEnabledRules, type LoadedRule } from './store.js'
@@ -57,7 +57,7 @@ async function lookUpAccountNames(
  * transactions: each is answered with the net labels and extensions of the rules
  * that match it, and the ledger writes them with the row.
  */
-export function rulesOnNewTransactions(log: Logger): InsertStep {
+export function rulesOnNewTransactions(log: Logger): WriteStep {
   return {
     name: 'rules',
     amend: (uow, born) => applyRulesToNewTransactions(uow, born, log),

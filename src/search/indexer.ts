@@ -1,10 +1,10 @@
 // Builds the SQLite search documents (migration 0004). A new transaction gets
 // its document in the unit of work that inserts it (the ledger's insert step, in
 // bulk), so an import is searchable the moment it commits and leaves nothing
-// behind. What is not an insert (an edit of the text, a label or extension
-// change, a delete, the backfill of migration 0004) is queued in search_pending
-// by triggers and rebuilt here in batches, like PostgreSQL's GIN "fastupdate"
-// pending list. The narrowing counts every queued transaction as a candidate
+// behind. What is not an insert is queued in search_pending and rebuilt here in
+// batches, like PostgreSQL's GIN "fastupdate" pending list: a label or extension
+// change by the same step, in bulk (afterKeyedChange); an edit of the text and a
+// delete by triggers (migration 0004); the backfill by migration 0004. The narrowing counts every queued transaction as a candidate
 // (narrow.ts), so a backlog makes some searches slower for a while, never wrong;
 // the queue only holds what was edited in the last moments. PostgreSQL needs
 // none of this: its trigram indexes are maintained by the database.
@@ -17,19 +17,35 @@ import type { JsonValue, TransactionJson } from '../ledger/json.js'
 import { fixedBatches, QueueDrainer } from './drainer.js'
 import { extensionText } from './match.js'
 import type { Ledger } from '../ledger/mutate.js'
-import type { InsertStep } from '../ledger/unit-of-work.js'
+import type { WriteStep } from '../ledger/unit-of-work.js'
 
 /** Documents rebuilt per write transaction: short, so that ledger writes interleave. */
 export const SEARCH_INDEX_BATCH = 2000
 
 /**
- * The insert step (ledger/unit-of-work.ts) that writes the documents of new
- * transactions in the unit that inserts them. Changes and deletes are queued by
- * triggers (0004-search).
+ * The write step (ledger/unit-of-work.ts) that writes the documents of new
+ * transactions in the unit that inserts them, and queues those of transactions
+ * whose labels or extensions changed, one statement per batch (migration 0011:
+ * a trigger per row cost a rules run or a plugin's writes about twice as
+ * much). Edits of the text and deletes are queued by triggers (0004-search).
  */
-export const searchDocumentsOfNewTransactions: InsertStep = {
+export const searchDocumentsStep: WriteStep = {
   name: 'search documents',
   afterInsert: (uow, created) => insertNewDocuments(uow.trx, created),
+  afterKeyedChange: (uow, _field, changed) => queueDocuments(uow.trx, changed),
+}
+
+/** Queues the documents of `changed` for a rebuild, once each. */
+async function queueDocuments(
+  db: DbExecutor,
+  changed: ReadonlyArray<{ id: string }>,
+): Promise<void> {
+  if (!buildsSearchDocuments(db)) return
+  for (const chunk of chunksOf(changed, NEW_DOCUMENTS_CHUNK)) {
+    const ids = JSON.stringify(chunk.map((tx) => tx.id))
+    await sql`insert into search_pending (transaction_id)
+      select value from json_each(${ids}) where true on conflict do nothing`.execute(db)
+  }
 }
 
 /** Documents per statement: one JSON parameter each, whatever the count. */

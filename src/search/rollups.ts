@@ -11,7 +11,7 @@ import { keepsSummaryRollups } from '../db/dialect.js'
 import type { DbExecutor } from '../db/schema.js'
 import { DecimalSum, formatScaled, type Scaled } from '../decimal.js'
 import type { Ledger } from '../ledger/mutate.js'
-import type { InsertStep } from '../ledger/unit-of-work.js'
+import type { WriteStep } from '../ledger/unit-of-work.js'
 import { chunksOf } from '../db/bulk.js'
 import { QueueDrainer, type DrainedBatch } from './drainer.js'
 
@@ -220,13 +220,17 @@ export async function rebuildQueuedRollups(
 }
 
 /**
- * The insert step (ledger/unit-of-work.ts) that queues the days of new
- * transactions in the unit that inserts them, one statement per batch; edits,
- * deletes and label changes are queued by triggers (migration 0008).
+ * The write step (ledger/unit-of-work.ts) that queues the days of new
+ * transactions, and of transactions whose labels changed, in the unit that
+ * writes them, one statement per batch (migration 0011); edits and deletes are
+ * queued by triggers (migration 0008).
  */
-export const summaryDaysOfNewTransactions: InsertStep = {
+export const summaryDaysStep: WriteStep = {
   name: 'summary days',
   afterInsert: (uow, created) => queueDays(uow.trx, created),
+  afterKeyedChange: async (uow, field, changed) => {
+    if (field === 'labels') await queueDays(uow.trx, changed)
+  },
 }
 
 async function queueDays(

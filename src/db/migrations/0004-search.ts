@@ -43,7 +43,8 @@ const SQLITE_STATEMENTS = [
   `create index transactions_date_amount_real on transactions (date, cast(amount as real))`,
   // New transactions get their documents in the unit that inserts them, in bulk
   // (insertNewDocuments in src/search/indexer.ts): no trigger on insert. Changes
-  // and deletes are rarer: triggers queue them.
+  // and deletes are rarer: triggers queue them (label and extension changes:
+  // the ledger's write step since migration 0011).
   `create trigger search_transactions_update after update of description, payee, memo on transactions begin
      ${queue('new.id')}
    end`,

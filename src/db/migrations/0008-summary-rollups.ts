@@ -46,8 +46,9 @@ const SQLITE_STATEMENTS = [
   `create index summary_months_account on summary_months (account_id, start)`,
   `create table summary_pending (day text not null, account_id text not null, primary key (day, account_id)) without rowid`,
   // New transactions queue their days in the unit that inserts them, in bulk
-  // (summaryDaysOfNewTransactions in src/search/rollups.ts): a trigger per row
-  // costs an import more. Changes and deletes are rarer: triggers queue them.
+  // (summaryDaysStep in src/search/rollups.ts): a trigger per row
+  // costs an import more. Changes and deletes are rarer: triggers queue them
+  // (label changes: the ledger's write step since migration 0011).
   `create trigger summary_transactions_delete after delete on transactions begin
      ${queue('substr(old.date, 1, 10)', 'old.account_id')}
    end`,
