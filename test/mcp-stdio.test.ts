@@ -134,6 +134,15 @@ test('the SDK client drives coffer mcp over stdio; results equal REST afterwards
   assert.notEqual(created.isError, true, JSON.stringify(created))
   const tx = created.structuredContent as { id: string; amount: string }
   assert.equal(tx.amount, '-3.50')
+  // An own "__proto__" key, as JSON.parse makes one: assigned into a plain object it
+  // would set the prototype and vanish. Refused as the REST body parser refuses it.
+  const proto = (await client.callTool({
+    name: 'set_transaction_extensions',
+    arguments: { id: tx.id, extensions: JSON.parse('{"__proto__": {"p": true}, "ok": 1}') },
+  })) as CallToolResult
+  assert.equal(proto.isError, true, JSON.stringify(proto))
+  assert.equal((textOf(proto) as Json).status, 400)
+  assert.match((textOf(proto) as Json).detail, /forbidden prototype property/)
   const history = (await client.callTool({
     name: 'get_transaction_history',
     arguments: { id: tx.id },

@@ -73,6 +73,9 @@ export function validateExtensions(input: Record<string, unknown>): Record<strin
         `an extension key is 1 to ${EXTENSION_KEY_MAX} characters: dot-separated segments of letters (any script), digits, "_" or "-"`,
       )
     }
+    // The pattern allows it, but set on a plain object it sets the prototype and
+    // the key vanishes. The HTTP body parser refuses it; a plugin's call gets here.
+    if (key === '__proto__') throw Invalid.field(field, 'the key "__proto__" is reserved')
     // Before JSON.stringify, which recurses: a value from any caller is bounded
     // as the doors bound client JSON (schemas/json-depth.ts).
     if (jsonValueTooDeep(value, MAX_JSON_DEPTH)) throw Invalid.field(field, JSON_DEPTH_DETAIL)
