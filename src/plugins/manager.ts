@@ -1,7 +1,8 @@
 // The plugin manager (CONTRACT 9): finds plugins in plugins.dir, keeps what is
 // stored about them (store.ts), runs each enabled one in its sandbox, and feeds
-// its event hooks from the log (hooks.ts) in the process that holds the plugin
-// lease (index.ts). Pages and actions run in whichever process is asked.
+// its event hooks from the log (hooks.ts, a batch at a time: batches.ts) in the
+// process that holds the plugin lease (index.ts). Pages and actions run in
+// whichever process is asked. Outcomes and health: health.ts.
 import { randomUUID } from 'node:crypto'
 import { readdir, rename, rm, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
@@ -10,9 +11,6 @@ import type { Logger } from 'pino'
 import type { ServiceContext } from '../context.js'
 import { BadGateway, Invalid, NotFound } from '../errors.js'
 import { logHead } from '../events/store.js'
-import type { EventEnvelope } from '../events/types.js'
-import type { TransactionJson } from '../ledger/json.js'
-import { findTransactions } from '../ledger/snapshots.js'
 import { announceChange } from '../db/coordination.js'
 import { isoNow } from '../clock.js'
 import { parseDuration } from '../config/index.js'
@@ -28,45 +26,26 @@ import {
   type HookName,
 } from './manifest.js'
 import { checkPage, PageError } from './pages.js'
-import { effectiveConfig, hasPage, Plugin, pluginJson, type Status } from './plugin.js'
-import { WriteBatch } from './writes.js'
+import { effectiveConfig, hasPage, Plugin, pluginJson } from './plugin.js'
+import type { WriteBatch } from './writes.js'
+import { EventBatches } from './batches.js'
+import { PluginHealth } from './health.js'
 import { recoverInterruptedInstalls } from './marketplace.js'
-import {
-  PluginSandbox,
-  SandboxLoadError,
-  type BatchOutcome,
-  type CallOutcome,
-} from './sandbox/index.js'
+import { PluginSandbox, SandboxLoadError, type CallOutcome } from './sandbox/index.js'
 import {
   deletePluginRow,
   grantsOf,
   readPluginRow,
   readPluginRows,
   saveCursor,
-  saveHealth,
   savePluginRow,
   storedConfigOf,
-  type Health,
   type PluginRow,
 } from './store.js'
 
 const ENTRYPOINT_MAX_BYTES = 5 * 1024 * 1024
-const HEALTH_SAVE_INTERVAL_MS = 1_000
-/** Hook time after which a batch's writes are written, even mid-batch. */
-const BATCH_WRITE_MS = 200
-/** A plugin with one of these gets its events' transactions handed to its worker. */
-const TRANSACTION_CAPABILITIES = ['transactions:read', 'labels:write', 'extensions:write'] as const
 /** Processes sharing PostgreSQL hear of each other's enables and disables on this channel. */
 export const PLUGINS_CHANNEL = 'coffer_plugins'
-
-/** `tx` with the writes of `batch` (and the batch before it) over it; as it stands if they no longer fit. */
-function overlaid(batch: WriteBatch, tx: TransactionJson): TransactionJson {
-  try {
-    return batch.overlay(tx)
-  } catch {
-    return tx
-  }
-}
 
 export class PluginManager {
   private readonly plugins = new Map<string, Plugin>()
@@ -74,12 +53,21 @@ export class PluginManager {
   /** Lifecycle changes run one at a time. */
   private lifecycle: Promise<unknown> = Promise.resolve()
   private readonly log: Logger
+  private readonly health: PluginHealth
+  private readonly batches: EventBatches
 
   constructor(
     private readonly ctx: ServiceContext,
     private readonly host: HostDeps,
   ) {
     this.log = ctx.log.child({ part: 'plugins' })
+    this.health = new PluginHealth(ctx, this.log)
+    this.batches = new EventBatches(
+      ctx,
+      this.health,
+      (plugin, batch, work) => this.inTurn(plugin, batch, work),
+      this.log,
+    )
   }
 
   get dir(): string {
@@ -293,16 +281,16 @@ export class PluginManager {
     // Recorded here once the page passed its check, not as a bare successful call.
     const outcome = await this.call(plugin, hook, arg, { record: false })
     if (outcome.status !== 'ok') {
-      await this.record(plugin, outcome.status, `${hook}: ${outcome.message}`)
+      await this.health.record(plugin, outcome.status, `${hook}: ${outcome.message}`)
       throw new BadGateway(`plugin ${name}: ${hook} failed (${outcome.status}): ${outcome.message}`)
     }
     try {
       const page = checkPage(outcome.value)
-      await this.record(plugin, 'ok', null)
+      await this.health.record(plugin, 'ok', null)
       return { name, page }
     } catch (error) {
       if (!(error instanceof PageError)) throw error
-      await this.record(plugin, 'error', `${hook}: ${error.message}`)
+      await this.health.record(plugin, 'error', `${hook}: ${error.message}`)
       throw new BadGateway(
         `plugin ${name}: ${hook} returned a page that cannot be shown: ${error.message}`,
       )
@@ -487,7 +475,7 @@ export class PluginManager {
       const status = error instanceof SandboxLoadError ? error.status : 'error'
       plugin.problem = `loading failed (${status}): ${(error as Error).message}`
       this.log.warn({ plugin: plugin.name, status }, `plugins: ${plugin.problem}`)
-      await this.record(plugin, status, plugin.problem)
+      await this.health.record(plugin, status, plugin.problem)
       return
     }
     if (this.hooksOn && row) await this.startHooks(plugin, row)
@@ -501,164 +489,14 @@ export class PluginManager {
       {
         name: plugin.name,
         hooks: plugin.manifest.hooks,
-        runBatch: (calls, signal) => this.runBatch(plugin, calls, signal),
-        writePending: () => this.writePending(plugin),
+        runBatch: (calls, signal) => this.batches.runBatch(plugin, calls, signal),
+        writePending: () => this.batches.writePending(plugin),
         saveCursor: (sequence) => saveCursor(this.ctx.db.kysely, plugin.name, sequence),
       },
       cursor,
     )
     plugin.runner = runner
     runner.start()
-  }
-
-  /**
-   * Runs a batch of event hooks in the plugin's worker, in slices of at most
-   * BATCH_WRITE_MS: the worker answers reads and writes of the events'
-   * transactions itself. While it runs the first slice, the last batch's writes
-   * are written here (the two threads work side by side); a slice's writes are
-   * written before the next slice, and the last slice's by the next batch or by
-   * writePending. Answers how many calls, from the first, were dealt with, and
-   * when their writes are written.
-   */
-  private async runBatch(
-    plugin: Plugin,
-    calls: ReadonlyArray<{ hook: HookName; arg: unknown }>,
-    signal: AbortSignal,
-  ): Promise<{ ran: number; written: Promise<void> }> {
-    const batch = new WriteBatch(plugin.unwritten?.batch ?? null)
-    const encoded = calls.map(({ hook, arg }) => ({ hook, arg: JSON.stringify(arg ?? null) }))
-    // A call the worker was stuck on when it was ended: recorded, and not run again.
-    const skipped = new Set<number>()
-    let done = 0
-    while (done < calls.length && !signal.aborted) {
-      if (skipped.has(done)) {
-        done++
-        continue
-      }
-      const slice: number[] = []
-      for (let i = done; i < calls.length; i++) if (!skipped.has(i)) slice.push(i)
-      // Read before the last batch's writes start: they would hold the connection.
-      const known = await this.knownTransactions(
-        plugin,
-        slice.map((i) => calls[i]!.arg),
-        batch,
-      )
-      const running = this.inTurn(plugin, batch, async (sandbox) =>
-        sandbox.runBatch(
-          slice.map((i) => encoded[i]!),
-          known,
-          BATCH_WRITE_MS,
-          signal,
-        ),
-      )
-      await this.writePending(plugin)
-      const result = await running
-      if ('problem' in result) {
-        // No sandbox to run them in: each call fails with the reason, as a call would.
-        this.countRuns(plugin, 'error', slice.length)
-        await this.record(plugin, 'error', `${calls[done]!.hook}: ${result.problem}`)
-        done = calls.length
-        break
-      }
-      if (result.status === 'ended') {
-        // The calls it had finished are run again (their writes went with the thread).
-        const stuck = slice[result.completed]
-        if (stuck !== undefined) {
-          skipped.add(stuck)
-          await this.recordOutcomes(plugin, [calls[stuck]!.hook], [result.failure])
-        }
-        continue
-      }
-      if (result.outcomes.length === 0) break
-      for (const { id, change } of result.writes) batch.keep(id, change)
-      await this.recordOutcomes(
-        plugin,
-        slice.map((i) => calls[i]!.hook),
-        result.outcomes,
-      )
-      done = slice[result.outcomes.length - 1]! + 1
-      if (done < calls.length && !signal.aborted) await this.flush(plugin, batch)
-    }
-    await this.writePending(plugin)
-    const written = new Promise<void>((resolve) => (plugin.unwritten = { batch, written: resolve }))
-    return { ran: done, written }
-  }
-
-  /** Writes what the last batch of event hooks left unwritten (see runBatch). */
-  private async writePending(plugin: Plugin): Promise<void> {
-    const unwritten = plugin.unwritten
-    if (!unwritten) return
-    plugin.unwritten = null
-    await this.flush(plugin, unwritten.batch)
-    unwritten.written()
-  }
-
-  /**
-   * The transactions the events in `args` are about, as they stand, for the
-   * worker to answer reads and writes of (null: there is none). Only for a
-   * plugin that may read or write them.
-   */
-  private async knownTransactions(
-    plugin: Plugin,
-    args: readonly unknown[],
-    batch: WriteBatch,
-  ): Promise<Array<[string, TransactionJson | null]>> {
-    const capabilities = plugin.manifest?.capabilities ?? []
-    if (!TRANSACTION_CAPABILITIES.some((c) => capabilities.includes(c))) return []
-    const ids = new Set<string>()
-    for (const arg of args) {
-      const event = arg as Partial<EventEnvelope>
-      if (event.entity_type === 'transaction' && typeof event.entity_id === 'string')
-        ids.add(event.entity_id)
-    }
-    const found = await findTransactions(this.ctx.db.kysely, [...ids])
-    return [...ids].map((id) => {
-      const tx = found.get(id)
-      return [id, tx ? overlaid(batch, tx) : null]
-    })
-  }
-
-  private async flush(plugin: Plugin, batch: WriteBatch): Promise<void> {
-    const problems = await batch.flush(this.ctx, `plugin:${plugin.name}`)
-    if (problems.length > 0) {
-      this.log.warn({ plugin: plugin.name, problems }, 'plugins: some changes were not written')
-      await this.record(plugin, 'error', `writing its changes: ${problems[0]}`)
-    }
-  }
-
-  /** Counts, logs and records the outcomes of calls of `hooks` (health ends at the last). */
-  private async recordOutcomes(
-    plugin: Plugin,
-    hooks: readonly HookName[],
-    outcomes: readonly BatchOutcome[],
-  ): Promise<void> {
-    let ok = 0
-    for (const [i, outcome] of outcomes.entries()) {
-      if (outcome.status === 'ok') {
-        ok++
-        continue
-      }
-      this.countRuns(plugin, outcome.status, 1)
-      await this.recordFailure(plugin, hooks[i]!, outcome)
-    }
-    this.countRuns(plugin, 'ok', ok)
-    if (outcomes.at(-1)?.status === 'ok') await this.record(plugin, 'ok', null)
-  }
-
-  private countRuns(plugin: Plugin, status: Status, count: number): void {
-    if (count > 0) this.ctx.metrics.pluginHookRuns.inc({ plugin: plugin.name, status }, count)
-  }
-
-  /** Logs a failed call and (unless told not to) records it on the plugin. */
-  private async recordFailure(
-    plugin: Plugin,
-    hook: HookName,
-    outcome: { status: Exclude<Status, 'ok'>; message: string },
-    options = { record: true },
-  ): Promise<void> {
-    const message = `${hook}: ${outcome.message}`
-    this.log.warn({ plugin: plugin.name, hook, status: outcome.status }, `plugins: ${message}`)
-    if (options.record) await this.record(plugin, outcome.status, message)
   }
 
   private async stopHooks(): Promise<void> {
@@ -675,7 +513,7 @@ export class PluginManager {
     await runner?.stop()
     // After the calls queued on it.
     await plugin.turn
-    if (plugin.healthDirty) await this.saveHealth(plugin)
+    if (plugin.healthDirty) await this.health.saveHealth(plugin)
     const sandbox = plugin.sandbox
     plugin.sandbox = null
     await sandbox?.close()
@@ -691,10 +529,10 @@ export class PluginManager {
     const result = await this.inTurn(plugin, null, (sandbox) => sandbox.call(hook, arg))
     const outcome: CallOutcome =
       'problem' in result ? { status: 'error', message: result.problem } : result
-    this.countRuns(plugin, outcome.status, 1)
+    this.health.countRuns(plugin, outcome.status, 1)
     if (outcome.status === 'ok') {
-      if (options.record) await this.record(plugin, 'ok', null)
-    } else await this.recordFailure(plugin, hook, outcome, options)
+      if (options.record) await this.health.record(plugin, 'ok', null)
+    } else await this.health.recordFailure(plugin, hook, outcome, options)
     return outcome
   }
 
@@ -729,42 +567,6 @@ export class PluginManager {
     })
     plugin.turn = run.catch(() => undefined)
     return run
-  }
-
-  /**
-   * Records a hook's outcome. A change of status or message is written at once;
-   * the same outcome again at most once a second (a busy plugin's every event
-   * would otherwise cost a write), and at unload.
-   */
-  private async record(plugin: Plugin, status: Status, message: string | null): Promise<void> {
-    const health: Health = { last_status: status, last_error: message, last_run_at: this.now() }
-    const last = plugin.health
-    plugin.health = {
-      ...health,
-      last_success_at: status === 'ok' ? health.last_run_at : (last.last_success_at ?? null),
-    }
-    const same = last.last_status === status && last.last_error === message
-    if (same && Date.now() - plugin.healthSavedAt < HEALTH_SAVE_INTERVAL_MS) {
-      plugin.healthDirty = true
-      return
-    }
-    await this.saveHealth(plugin)
-  }
-
-  private async saveHealth(plugin: Plugin): Promise<void> {
-    const { last_status, last_error, last_run_at } = plugin.health
-    if (!last_status || !last_run_at) return
-    plugin.healthDirty = false
-    plugin.healthSavedAt = Date.now()
-    try {
-      await saveHealth(this.ctx.db.kysely, plugin.name, {
-        last_status,
-        last_error: last_error ?? null,
-        last_run_at,
-      })
-    } catch (error) {
-      this.log.warn({ err: error, plugin: plugin.name }, 'plugins: saving health failed')
-    }
   }
 
   private json(name: string, row: PluginRow | null): PluginJson {

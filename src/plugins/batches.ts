@@ -1,0 +1,159 @@
+// A plugin's event hooks, a batch at a time (the HookTarget of hooks.ts): the
+// batch runs in the plugin's worker, in slices, with the transactions its events
+// are about, so that the worker answers reads and writes of them itself; what the
+// hooks wrote is written in one unit of work while the worker runs the next batch.
+import type { Logger } from 'pino'
+import type { ServiceContext } from '../context.js'
+import type { EventEnvelope } from '../events/types.js'
+import type { TransactionJson } from '../ledger/json.js'
+import { findTransactions } from '../ledger/snapshots.js'
+import type { PluginHealth } from './health.js'
+import type { HookName } from './manifest.js'
+import type { Plugin } from './plugin.js'
+import type { PluginSandbox } from './sandbox/index.js'
+import { WriteBatch } from './writes.js'
+
+/** Hook time after which a batch's writes are written, even mid-batch. */
+const BATCH_WRITE_MS = 200
+/** A plugin with one of these gets its events' transactions handed to its worker. */
+const TRANSACTION_CAPABILITIES = ['transactions:read', 'labels:write', 'extensions:write'] as const
+
+/** `tx` with the writes of `batch` (and the batch before it) over it; as it stands if they no longer fit. */
+function overlaid(batch: WriteBatch, tx: TransactionJson): TransactionJson {
+  try {
+    return batch.overlay(tx)
+  } catch {
+    return tx
+  }
+}
+
+/** Runs `work` on the plugin's sandbox in its turn, its host writes kept in `batch` (the manager's). */
+export type InTurn = <T>(
+  plugin: Plugin,
+  batch: WriteBatch | null,
+  work: (sandbox: PluginSandbox) => Promise<T>,
+) => Promise<T | { problem: string }>
+
+export class EventBatches {
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly health: PluginHealth,
+    private readonly inTurn: InTurn,
+    private readonly log: Logger,
+  ) {}
+
+  /**
+   * Runs a batch of event hooks in the plugin's worker, in slices of at most
+   * BATCH_WRITE_MS: the worker answers reads and writes of the events'
+   * transactions itself. While it runs the first slice, the last batch's writes
+   * are written here (the two threads work side by side); a slice's writes are
+   * written before the next slice, and the last slice's by the next batch or by
+   * writePending. Answers how many calls, from the first, were dealt with, and
+   * when their writes are written.
+   */
+  async runBatch(
+    plugin: Plugin,
+    calls: ReadonlyArray<{ hook: HookName; arg: unknown }>,
+    signal: AbortSignal,
+  ): Promise<{ ran: number; written: Promise<void> }> {
+    const batch = new WriteBatch(plugin.unwritten?.batch ?? null)
+    const encoded = calls.map(({ hook, arg }) => ({ hook, arg: JSON.stringify(arg ?? null) }))
+    // A call the worker was stuck on when it was ended: recorded, and not run again.
+    const skipped = new Set<number>()
+    let done = 0
+    while (done < calls.length && !signal.aborted) {
+      if (skipped.has(done)) {
+        done++
+        continue
+      }
+      const slice: number[] = []
+      for (let i = done; i < calls.length; i++) if (!skipped.has(i)) slice.push(i)
+      // Read before the last batch's writes start: they would hold the connection.
+      const known = await this.knownTransactions(
+        plugin,
+        slice.map((i) => calls[i]!.arg),
+        batch,
+      )
+      const running = this.inTurn(plugin, batch, async (sandbox) =>
+        sandbox.runBatch(
+          slice.map((i) => encoded[i]!),
+          known,
+          BATCH_WRITE_MS,
+          signal,
+        ),
+      )
+      await this.writePending(plugin)
+      const result = await running
+      if ('problem' in result) {
+        // No sandbox to run them in: each call fails with the reason, as a call would.
+        this.health.countRuns(plugin, 'error', slice.length)
+        await this.health.record(plugin, 'error', `${calls[done]!.hook}: ${result.problem}`)
+        done = calls.length
+        break
+      }
+      if (result.status === 'ended') {
+        // The calls it had finished are run again (their writes went with the thread).
+        const stuck = slice[result.completed]
+        if (stuck !== undefined) {
+          skipped.add(stuck)
+          await this.health.recordOutcomes(plugin, [calls[stuck]!.hook], [result.failure])
+        }
+        continue
+      }
+      if (result.outcomes.length === 0) break
+      for (const { id, change } of result.writes) batch.keep(id, change)
+      await this.health.recordOutcomes(
+        plugin,
+        slice.map((i) => calls[i]!.hook),
+        result.outcomes,
+      )
+      done = slice[result.outcomes.length - 1]! + 1
+      if (done < calls.length && !signal.aborted) await this.flush(plugin, batch)
+    }
+    await this.writePending(plugin)
+    const written = new Promise<void>((resolve) => (plugin.unwritten = { batch, written: resolve }))
+    return { ran: done, written }
+  }
+
+  /** Writes what the last batch of event hooks left unwritten (see runBatch). */
+  async writePending(plugin: Plugin): Promise<void> {
+    const unwritten = plugin.unwritten
+    if (!unwritten) return
+    plugin.unwritten = null
+    await this.flush(plugin, unwritten.batch)
+    unwritten.written()
+  }
+
+  /**
+   * The transactions the events in `args` are about, as they stand, for the
+   * worker to answer reads and writes of (null: there is none). Only for a
+   * plugin that may read or write them.
+   */
+  private async knownTransactions(
+    plugin: Plugin,
+    args: readonly unknown[],
+    batch: WriteBatch,
+  ): Promise<Array<[string, TransactionJson | null]>> {
+    const capabilities = plugin.manifest?.capabilities ?? []
+    if (!TRANSACTION_CAPABILITIES.some((c) => capabilities.includes(c))) return []
+    const ids = new Set<string>()
+    for (const arg of args) {
+      const event = arg as Partial<EventEnvelope>
+      if (event.entity_type === 'transaction' && typeof event.entity_id === 'string')
+        ids.add(event.entity_id)
+    }
+    const found = await findTransactions(this.ctx.db.kysely, [...ids])
+    return [...ids].map((id) => {
+      const tx = found.get(id)
+      return [id, tx ? overlaid(batch, tx) : null]
+    })
+  }
+
+  private async flush(plugin: Plugin, batch: WriteBatch): Promise<void> {
+    const problems = await batch.flush(this.ctx, `plugin:${plugin.name}`)
+    if (problems.length > 0) {
+      this.log.warn({ plugin: plugin.name, problems }, 'plugins: some changes were not written')
+      await this.health.record(plugin, 'error', `writing its changes: ${problems[0]}`)
+    }
+  }
+}
