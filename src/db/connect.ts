@@ -19,6 +19,7 @@ import {
 import pg from 'pg'
 import type { Logger } from 'pino'
 import { compareDecimal, DecimalSum, formatScaled } from '../decimal.js'
+import { isSqliteLockHeld } from './faults.js'
 import type { Database } from './schema.js'
 import SqliteDatabase, { type SqliteConnection, type SqliteStatement } from './sqlite-binding.js'
 
@@ -206,11 +207,6 @@ export const WRITE_LOCK_WAIT_MS = 5_000
 const WRITE_LOCK_TRY_MS = 10
 const WRITE_LOCK_MAX_PAUSE_MS = 50
 
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code
-  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED'
-}
-
 function patientConnection(connection: DatabaseConnection): DatabaseConnection {
   /** When the lock was first refused, since the last statement that got through. */
   let busySince: number | null = null
@@ -222,7 +218,7 @@ function patientConnection(connection: DatabaseConnection): DatabaseConnection {
           busySince = null
           return result
         } catch (error) {
-          if (!isBusy(error)) throw error
+          if (!isSqliteLockHeld(error)) throw error
           busySince ??= Date.now()
           if (Date.now() + pause > busySince + WRITE_LOCK_WAIT_MS) throw error
           await new Promise((resolve) => setTimeout(resolve, pause))

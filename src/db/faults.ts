@@ -21,7 +21,15 @@ const UNAVAILABLE_MESSAGES = [
   'Client has encountered a connection error and is not queryable',
   'timeout exceeded when trying to connect',
 ]
-const SQLITE_BUSY = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_LOCKED'])
+// Another connection holds the lock: waiting may end it (connect.ts waits).
+const SQLITE_LOCK_HELD = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED'])
+const SQLITE_BUSY = new Set([...SQLITE_LOCK_HELD, 'SQLITE_BUSY_SNAPSHOT'])
+
+/** Whether `error` is SQLite refusing a statement because another connection holds the lock. */
+export function isSqliteLockHeld(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && SQLITE_LOCK_HELD.has(code)
+}
 
 /** Whether `error` says the database cannot be reached (or used) right now, so a retry may work. */
 export function isDatabaseUnavailable(error: unknown): boolean {
