@@ -49,7 +49,15 @@ async function runEvents(app: TestAppHandle, mark: number) {
   }))
 }
 
-test('writes that land between the read phase and the write unit are respected', async (t) => {
+// Phase 1 keeps what it read of the rows it will change (up to a bound), or
+// leaves them to be read again in the write unit: both must see the writes.
+for (const keptSnapshots of [undefined, 0]) {
+  const how = keptSnapshots === 0 ? ' (rows read again in the unit)' : ''
+  test(`writes that land between the read phase and the write unit are respected${how}`, async (t) =>
+    writesMeanwhile(t, keptSnapshots))
+}
+
+async function writesMeanwhile(t: TestContext, keptSnapshots: number | undefined) {
   const { app, tx } = await setup(t)
   const kept = await tx('Starbucks') // gets a label of its own by hand meanwhile
   const moved = await tx('Starbucks') // edited away from the query meanwhile
@@ -66,6 +74,7 @@ test('writes that land between the read phase and the write unit are respected',
   let born: Json
   let mark = 0
   const result = await runRule(app.ctx, rule.id, {
+    keptSnapshots,
     afterReadPhase: async () => {
       await expectStatus(app, 'PUT', txPath(kept.id, '/labels'), 200, { labels: { note: 'mine' } })
       await expectStatus(app, 'PUT', txPath(moved.id), 200, { payee: 'Tea House' })
@@ -115,7 +124,12 @@ test('writes that land between the read phase and the write unit are respected',
     data: { rule_id: rule.id, matched: 4, updated: 3 },
   })
   assert.equal(events.length, 7)
-})
+  // The versions carry the rows as they stand at the commit, the hand's label too.
+  assert.deepEqual((await history(app, kept.id)).at(-2).snapshot.labels, {
+    category: 'coffee',
+    note: 'mine',
+  })
+}
 
 test('a hand-set value on a rule key is overwritten only while the row still matches', async (t) => {
   const { app, tx } = await setup(t)

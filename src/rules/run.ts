@@ -73,6 +73,11 @@ export const PREVIEW_TRANSACTIONS = 20
 // Transactions loaded and written per step of the write phase.
 const WRITE_CHUNK = 500
 
+// Candidates whose snapshot phase 1 keeps for phase 2, so that the write unit
+// does not read them again (a fifth of its time): up to this many (~1 KiB each);
+// past it, the rest are read in the unit.
+const KEPT_SNAPSHOTS = 50_000
+
 /** Seams of a run for tests and the bench; the doors pass none. */
 export interface RunOptions {
   /**
@@ -85,6 +90,8 @@ export interface RunOptions {
    * was before issue 16): the bench's same-run baseline.
    */
   inOnePhase?: boolean | undefined
+  /** How many candidates' snapshots phase 1 keeps (KEPT_SNAPSHOTS): tests try 0. */
+  keptSnapshots?: number | undefined
 }
 
 /** POST /rules/{id}/run: one rule, even a disabled one. */
@@ -177,6 +184,16 @@ export async function unapplyRule(
 
 type RuleFailure = NonNullable<RunResult['failed']>[number]
 
+/**
+ * A transaction a rule matches, whether the rule would change it, and (for
+ * some that it would) the transaction as read.
+ */
+interface Match {
+  id: string
+  pending: boolean
+  tx?: TransactionJson | undefined
+}
+
 /** What a run does, whichever of run, run-all or unapply it is. */
 interface Job {
   /** The rules of the run, in order, and those that cannot run (read in each phase). */
@@ -219,9 +236,11 @@ interface Matches {
   matchedBy: Map<string, number[]>
   /**
    * Transactions where some matching rule would change something. Only these
-   * can change: elsewhere the net result of the matching rules is the current state.
+   * can change: elsewhere the net result of the matching rules is the current
+   * state. Each with its snapshot as matched, while KEPT_SNAPSHOTS allows (null:
+   * read it again when writing); phase 2's look back replaces those touched since.
    */
-  candidates: Set<string>
+  candidates: Map<string, TransactionJson | null>
 }
 
 interface Outcome {
@@ -246,7 +265,8 @@ async function runInTwoPhases<T>(
     const since = await logHead(ctx.db.kysely)
     // Stops at its next page when the service closes (ShuttingDown, 503).
     const stream = { pause: yieldToEventLoop, signal: ctx.signals.closing }
-    const matches = await readMatches(ctx.db.kysely, job, stream, (rule, work) =>
+    const keep = options.keptSnapshots ?? KEPT_SNAPSHOTS
+    const matches = await readMatches(ctx.db.kysely, job, { ...stream, keep }, (rule, work) =>
       job.isolate ? caught(work) : work().then((value) => ({ ok: true as const, value })),
     )
     read = { since, matches }
@@ -306,16 +326,14 @@ async function isolated<T>(uow: UnitOfWork, work: () => Promise<T>): Promise<Att
 
 /**
  * Loads the job's rules and matches each over the ledger; `stream.pause` is
- * awaited between pages, `stream.signal` checked there.
+ * awaited between pages, `stream.signal` checked there; up to `stream.keep`
+ * candidates keep their snapshot.
  */
 async function readMatches(
   db: DbExecutor,
   job: Job,
-  stream: { pause?: () => Promise<void>; signal?: AbortSignal },
-  attempt: (
-    rule: LoadedRule,
-    work: () => Promise<Array<{ id: string; pending: boolean }>>,
-  ) => Promise<Attempt<Array<{ id: string; pending: boolean }>>>,
+  stream: { pause?: () => Promise<void>; signal?: AbortSignal; keep?: number },
+  attempt: (rule: LoadedRule, work: () => Promise<Match[]>) => Promise<Attempt<Match[]>>,
 ): Promise<Matches> {
   const { rules, failed } = await job.load(db)
   const matches: Matches = {
@@ -323,14 +341,20 @@ async function readMatches(
     failed,
     skipped: new Set(),
     matchedBy: new Map(),
-    candidates: new Set(),
+    candidates: new Map(),
   }
+  let kept = 0
   for (const [index, rule] of rules.entries()) {
     // All of a rule's matches, or (when it fails part-way) none of them.
     const found = await attempt(rule, async () => {
-      const seen: Array<{ id: string; pending: boolean }> = []
+      const seen: Match[] = []
+      let keeping = (stream.keep ?? KEPT_SNAPSHOTS) - kept
       for await (const page of matchingTransactions(db, rule.parsed, stream)) {
-        for (const tx of page) seen.push({ id: tx.id, pending: job.pending(tx, rule) })
+        for (const tx of page) {
+          const pending = job.pending(tx, rule)
+          const keep = pending && !matches.candidates.has(tx.id) && keeping-- > 0
+          seen.push({ id: tx.id, pending, ...(keep && { tx }) })
+        }
       }
       return seen
     })
@@ -340,13 +364,18 @@ async function readMatches(
       matches.skipped.add(index)
       continue
     }
-    for (const { id, pending } of found.value) {
+    for (const { id, pending, tx } of found.value) {
       const by = matches.matchedBy.get(id)
       // Paging outside a transaction may meet a row twice when it changes
       // meanwhile; phase 2 matches such a row again anyway.
       if (!by) matches.matchedBy.set(id, [index])
       else if (by.at(-1) !== index) by.push(index)
-      if (pending) matches.candidates.add(id)
+      // A row changed between two rules' reads (or two reads of one rule)
+      // changed after the head that phase 2 looks back from: read again there.
+      if (pending && !matches.candidates.has(id)) {
+        matches.candidates.set(id, tx ?? null)
+        if (tx) kept++
+      }
     }
   }
   return matches
@@ -410,7 +439,7 @@ async function recheck(
       }
       if (by.length === 0) continue
       matches.matchedBy.set(subject.transaction.id, by)
-      if (pending) matches.candidates.add(subject.transaction.id)
+      if (pending) matches.candidates.set(subject.transaction.id, subject.transaction)
     }
   }
   return matches
@@ -424,7 +453,7 @@ async function recheck(
  */
 async function writeMatches(uow: UnitOfWork, job: Job, matches: Matches): Promise<number> {
   let changed = 0
-  await forEachLoaded(uow.trx, [...matches.candidates], async (befores) => {
+  await forEachLoaded(uow.trx, matches.candidates, async (befores) => {
     const changes = befores.map((before) => {
       const matching = matches.matchedBy.get(before.id)!.map((index) => matches.rules[index]!)
       const next = job.next(before, matching)
@@ -457,17 +486,22 @@ export async function previewRule(
   return { matched, would_update: wouldUpdate, transactions }
 }
 
-/** Loads the transactions in chunks (in the given order) and calls `each` on every chunk. */
+/**
+ * Calls `each` on the candidates in chunks (in order), each as its kept
+ * snapshot or else as loaded now (one gone meanwhile is left out).
+ */
 async function forEachLoaded(
   db: DbExecutor,
-  ids: readonly string[],
+  candidates: ReadonlyMap<string, TransactionJson | null>,
   each: (txs: TransactionJson[]) => Promise<void>,
 ): Promise<void> {
-  for (const chunk of chunksOf(ids, WRITE_CHUNK)) {
-    const byId = await findTransactions(db, chunk)
+  for (const chunk of chunksOf([...candidates], WRITE_CHUNK)) {
+    const missing = chunk.filter(([, tx]) => tx === null).map(([id]) => id)
+    const loaded =
+      missing.length > 0 ? await findTransactions(db, missing) : new Map<string, TransactionJson>()
     const txs: TransactionJson[] = []
-    for (const id of chunk) {
-      const tx = byId.get(id)
+    for (const [id, kept] of chunk) {
+      const tx = kept ?? loaded.get(id)
       if (tx) txs.push(tx)
     }
     await each(txs)
