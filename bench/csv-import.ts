@@ -13,7 +13,7 @@
 // COFFER_BENCH_CPU_PROFILE=<dir> writes a CPU profile of each sync there.
 import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -66,6 +66,17 @@ interface SyncFigures {
   resyncMs: number
   /** The larger of the two `coffer sync` processes' peak RSS. */
   peakRssMiB: number
+  /** The database file and its WAL after the re-sync. */
+  fileMiB: number
+}
+
+/** A SQLite database's size on disk, its WAL included. */
+function fileMiB(path: string): number {
+  const bytes = [path, `${path}-wal`].reduce(
+    (sum, file) => sum + (existsSync(file) ? statSync(file).size : 0),
+    0,
+  )
+  return Math.round(bytes / 1024 / 1024)
 }
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url))
@@ -147,6 +158,7 @@ async function syncTwice(rows: number, into = 0): Promise<SyncFigures> {
       queued: drain.queued,
       resyncMs: resync.ms,
       peakRssMiB: Math.max(first.peakRssMiB, resync.peakRssMiB),
+      fileMiB: fileMiB(env.SERVICE_DATABASE_PATH),
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })
@@ -250,6 +262,7 @@ export async function benchCsvImport(): Promise<void> {
     `  sync: unchanged re-sync ${String(resync).padStart(30)} rows/s   target: ≥ 50,000 rows/s`,
   )
   console.log(`  peak RSS of the sync process: ${sync.peakRssMiB} MiB   target: < 300 MiB`)
+  console.log(`  database on disk after the re-sync: ${sync.fileMiB} MiB`)
   if (INTO_ROWS > 0) {
     const into = await syncTwice(ROWS, INTO_ROWS)
     const rate = perSecond(ROWS, into.firstMs)

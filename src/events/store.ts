@@ -24,26 +24,46 @@ export function lockEventAppends(trx: Executor): Promise<void> {
   return lockForTransaction(trx, EVENT_APPEND_LOCK_KEY)
 }
 
-export async function appendEvents(
+/** Events as rows of the log, ids and JSON made: work done before the append lock is taken. */
+export interface EventRows {
+  events: readonly NewEvent[]
+  occurredAt: string
+  rows: ReadonlyArray<readonly unknown[]>
+}
+
+const EVENT_COLUMNS = [
+  'event_id',
+  'type',
+  'entity_type',
+  'entity_id',
+  'occurred_at',
+  'data',
+] as const
+
+export function toEventRows(events: readonly NewEvent[], occurredAt: string): EventRows {
+  const rows = events.map((event) => [
+    newEventId(),
+    event.type,
+    event.entity_type,
+    event.entity_id,
+    occurredAt,
+    JSON.stringify(event.data ?? null),
+  ])
+  return { events, occurredAt, rows }
+}
+
+/**
+ * Appends the rows (toEventRows) to the log; their sequences are final once the
+ * transaction commits (lockEventAppends).
+ */
+export async function appendEventRows(
   trx: Executor,
-  events: readonly NewEvent[],
-  occurredAt: string,
+  { events, occurredAt, rows }: EventRows,
 ): Promise<EventEnvelope[]> {
-  const inserted = await insertRowsChunked(
-    trx,
-    'events',
-    ['event_id', 'type', 'entity_type', 'entity_id', 'occurred_at', 'data'],
-    events,
-    (event) => [
-      newEventId(),
-      event.type,
-      event.entity_type,
-      event.entity_id,
-      occurredAt,
-      JSON.stringify(event.data ?? null),
-    ],
-    ['sequence', 'event_id'],
-  )
+  const inserted = await insertRowsChunked(trx, 'events', EVENT_COLUMNS, rows, (row) => row, [
+    'sequence',
+    'event_id',
+  ])
   // RETURNING order follows VALUES order on both engines, and the chunks go in order.
   return inserted.map((row, i) => {
     const event = events[i]!
@@ -57,6 +77,15 @@ export async function appendEvents(
       data: event.data ?? null,
     }
   })
+}
+
+/** toEventRows then appendEventRows: for appends that are not the unit of work's (tests, tools). */
+export function appendEvents(
+  trx: Executor,
+  events: readonly NewEvent[],
+  occurredAt: string,
+): Promise<EventEnvelope[]> {
+  return appendEventRows(trx, toEventRows(events, occurredAt))
 }
 
 export interface EventFilter {

@@ -4,7 +4,7 @@
 // published to the bus. A unit that throws rolls back and publishes nothing.
 import type { Db } from '../db/connect.js'
 import type { LogTail } from '../events/publisher.js'
-import { appendEvents, lockEventAppends } from '../events/store.js'
+import { appendEventRows, lockEventAppends, toEventRows } from '../events/store.js'
 import type { EventEnvelope, NewEvent } from '../events/types.js'
 import { isoNow, type Clock } from '../clock.js'
 import type { WriteStep, UnitOfWork } from './unit-of-work.js'
@@ -49,8 +49,11 @@ export class Ledger {
         },
       })
       if (pending.length > 0 && this.deps.eventsEnabled()) {
+        // Ids and JSON first: other units wait for the append lock (PostgreSQL)
+        // only while the rows go in and the unit commits.
+        const rows = toEventRows(pending, now)
         await lockEventAppends(trx)
-        committed = await appendEvents(trx, pending, now)
+        committed = await appendEventRows(trx, rows)
         await publisher.afterAppend(trx)
       }
       return value
