@@ -147,6 +147,53 @@ test('hostile plugins are stopped and recorded; the service and the other plugin
   assert.ok(fourth.status === 200)
 })
 
+// QuickJS checks its interrupt only between bytecodes: a native loop such as
+// indexOf over a huge array-like never returns to it, so only the watchdog can
+// end the thread (hook timeout + its grace). Measured: 2e8 steps run 3 s past a
+// 500 ms deadline.
+const STUCK_ON_STUCK = `export async function onTransactionCreate(event) {
+  if (event.data.description.startsWith('Stuck')) Array.prototype.indexOf.call({ length: 1e15 }, 1)
+  await coffer.applyLabels(event.entity_id, { seen: 'yes' })
+}`
+
+test('a thread stuck where the interrupt cannot reach is ended: its batch runs again without the stuck call', async (t) => {
+  const app = await startTestApp(t, {
+    env: { SERVICE_DASHBOARD_TOKEN: TOKEN, SERVICE_PLUGINS_HOOK_TIMEOUT: '1s' },
+  })
+  writePlugin(app, 'stuck', {
+    hooks: ['onTransactionCreate'],
+    capabilities: ['labels:write'],
+    code: STUCK_ON_STUCK,
+  })
+  assert.equal(
+    (await app.request('POST', '/api/v1/plugins/stuck/enable', auth)).body.state,
+    'loaded',
+  )
+  // One unit, so one batch: two calls finish, the third never returns, one follows.
+  const rows = burst(4)
+  rows[2]!.description = 'Stuck 2'
+  await ingest(app, csvBatch(rows))
+  const head = await headSequence(app, auth)
+  await app.plugins.manager.whenHandled('stuck', head)
+
+  // The first two calls' writes went with the ended thread: they ran again.
+  for (const i of [0, 1, 3]) {
+    const row = await app.request('GET', `/api/v1/transactions/csv:burst-${i}`, auth)
+    assert.deepEqual(row.body.labels, { seen: 'yes' }, `csv:burst-${i}`)
+  }
+  const stuck = await app.request('GET', '/api/v1/transactions/csv:burst-2', auth)
+  assert.deepEqual(stuck.body.labels, {})
+  const metrics = await app.request('GET', '/metrics', auth)
+  assert.match(
+    metrics.text,
+    /service_plugin_hook_runs_total\{plugin="stuck",status="timeout"\} 1\b/,
+  )
+  assert.match(metrics.text, /service_plugin_hook_runs_total\{plugin="stuck",status="ok"\} 3\b/)
+  const plugin = await waitForPlugin(app, 'stuck', () => true, TOKEN)
+  assert.equal(plugin.state, 'loaded')
+  assert.equal(plugin.last_status, 'ok')
+})
+
 test('a restart in the middle of a burst of 1,000 events: every event reaches the hook at least once', async (t) => {
   const database = sharedDatabase(t)
   const first = await database.start({ env: { SERVICE_DASHBOARD_TOKEN: TOKEN } })
