@@ -33,12 +33,13 @@ const EXCLUDED_TABLES = new Set([
   // Derived (migrations 0004 and 0008): requeued after a restore, rebuilt by the service.
   'search_documents',
   'search_pending',
+  'search_keys_pending',
   'summary_days',
   'summary_months',
   'summary_pending',
 ])
-/** The FTS5 table of migration 0004 and its shadow tables (search_text_data, ...). */
-const EXCLUDED_PREFIXES = ['search_text', 'sqlite_']
+/** The FTS5 tables of migrations 0004 and 0012 and their shadow tables (search_text_data, ...). */
+const EXCLUDED_PREFIXES = ['search_text', 'search_keys', 'sqlite_']
 
 /** Rows read per round trip from the source. */
 const READ_CHUNK_ROWS = 1000

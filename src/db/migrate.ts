@@ -16,6 +16,7 @@ import * as m0008 from './migrations/0008-summary-rollups.js'
 import * as m0009 from './migrations/0009-settings.js'
 import * as m0010 from './migrations/0010-plugins.js'
 import * as m0011 from './migrations/0011-keyed-change-queues.js'
+import * as m0012 from './migrations/0012-search-keys.js'
 
 interface MigrationModule {
   up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void>
@@ -33,6 +34,7 @@ const MIGRATIONS: ReadonlyArray<[string, MigrationModule]> = [
   ['0009-settings', m0009],
   ['0010-plugins', m0010],
   ['0011-keyed-change-queues', m0011],
+  ['0012-search-keys', m0012],
 ]
 
 export interface AppliedMigration {

@@ -15,8 +15,9 @@ test('new transactions are indexed at once; queued and indexed ones answer alike
   // A bare service context: no indexer runs unless this test runs it.
   const ctx = await bareContext(t)
   const db = ctx.db.kysely
-  const queued = async () =>
-    (await sql<{ n: number }>`select count(*) as n from search_pending`.execute(db)).rows[0]!.n
+  const count = async (table: 'search_pending' | 'search_keys_pending') =>
+    (await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(db)).rows[0]!.n
+  const queued = async () => (await count('search_pending')) + (await count('search_keys_pending'))
   const found = async (q: string) =>
     (await searchTransactions(ctx, { q })).transactions.map((tx) => tx.description)
 
@@ -49,15 +50,30 @@ test('new transactions are indexed at once; queued and indexed ones answer alike
   assert.deepEqual(await found('groceries').then((d) => d.length), 4)
 
   // An edit re-queues; the old text no longer matches, the new one does, indexed or not.
+  // A label change re-queues the transaction's keys document alone.
   await updateTransaction(ctx, rows[0]!.id, { description: 'Kilimanjaro tea' })
   await setTransactionLabels(ctx, rows[1]!.id, { trip: 'serengeti' })
-  assert.equal(await queued(), 2)
+  assert.equal(await count('search_pending'), 1)
+  assert.equal(await count('search_keys_pending'), 1)
   for (const state of ['queued', 'indexed']) {
     assert.deepEqual(await found('zanzibar'), [], state)
     assert.deepEqual(await found('kilimanjaro'), ['Kilimanjaro tea'], state)
     assert.deepEqual(await found('serengeti'), ['Groceries 1'], state)
+    assert.deepEqual(await found('"trip:ser"'), ['Groceries 1'], state)
     await indexAllQueuedDocuments(ctx.ledger)
   }
+  assert.equal(await queued(), 0)
+  // A label removed: its keys document goes, indexed or not; the text's stays.
+  await setTransactionLabels(ctx, rows[1]!.id, {})
+  for (const state of ['queued', 'indexed']) {
+    assert.deepEqual(await found('serengeti'), [], state)
+    assert.deepEqual(await found('"groceries 1"'), ['Groceries 1'], state)
+    await indexAllQueuedDocuments(ctx.ledger)
+  }
+  assert.equal(
+    (await sql<{ n: number }>`select count(*) as n from search_keys`.execute(db)).rows[0]!.n,
+    0,
+  )
 
   // A delete leaves no document behind once indexed, and no answer before.
   await deleteTransaction(ctx, rows[0]!.id)

@@ -1,20 +1,24 @@
-// Builds the SQLite search documents (migration 0004). A new transaction gets
-// its document in the unit of work that inserts it (the ledger's insert step, in
+// Builds the SQLite search documents (migrations 0004 and 0012): per transaction,
+// one of its text (search_text) and, when it has labels or extensions, one of
+// those (search_keys), both numbered by search_documents. A new transaction gets
+// its documents in the unit of work that inserts it (the ledger's insert step, in
 // bulk), so an import is searchable the moment it commits and leaves nothing
-// behind. What is not an insert is queued in search_pending and rebuilt here in
-// batches, like PostgreSQL's GIN "fastupdate" pending list: a label or extension
-// change by the same step, in bulk (afterKeyedChange); an edit of the text and a
-// delete by triggers (migration 0004); the backfill by migration 0004. The narrowing counts every queued transaction as a candidate
+// behind. What is not an insert is queued and rebuilt here in batches, like
+// PostgreSQL's GIN "fastupdate" pending list: an edit of the text and a delete by
+// triggers (migration 0004) and backfills (0007, 0012) in search_pending, which
+// rebuilds both documents; a label or extension change by the same step, in bulk
+// (afterKeyedChange), in search_keys_pending, which rebuilds the small keys
+// document alone. The narrowing counts every queued transaction as a candidate
 // (narrow.ts), so a backlog makes some searches slower for a while, never wrong;
-// the queue only holds what was edited in the last moments. PostgreSQL needs
+// the queues only hold what was edited in the last moments. PostgreSQL needs
 // none of this: its trigram indexes are maintained by the database.
-import { sql } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
 import type { ServiceContext } from '../context.js'
 import { chunksOf } from '../db/bulk.js'
 import { buildsSearchDocuments } from '../db/dialect.js'
 import type { DbExecutor } from '../db/schema.js'
 import type { JsonValue, TransactionJson } from '../ledger/json.js'
-import { fixedBatches, QueueDrainer } from './drainer.js'
+import { fixedBatches, QueueDrainer, type DrainedBatch } from './drainer.js'
 import { extensionText } from './match.js'
 import type { Ledger } from '../ledger/mutate.js'
 import type { WriteStep } from '../ledger/unit-of-work.js'
@@ -35,7 +39,7 @@ export const searchDocumentsStep: WriteStep = {
   afterKeyedChange: (uow, _field, changed) => queueDocuments(uow.trx, changed),
 }
 
-/** Queues the documents of `changed` for a rebuild, once each. */
+/** Queues the keys documents of `changed` for a rebuild, once each. */
 async function queueDocuments(
   db: DbExecutor,
   changed: ReadonlyArray<{ id: string }>,
@@ -43,7 +47,7 @@ async function queueDocuments(
   if (!buildsSearchDocuments(db)) return
   for (const chunk of chunksOf(changed, NEW_DOCUMENTS_CHUNK)) {
     const ids = JSON.stringify(chunk.map((tx) => tx.id))
-    await sql`insert into search_pending (transaction_id)
+    await sql`insert into search_keys_pending (transaction_id)
       select value from json_each(${ids}) where true on conflict do nothing`.execute(db)
   }
 }
@@ -141,9 +145,13 @@ export async function insertNewDocuments(
     )
     await sql`insert into search_documents (n, transaction_id)
       select ${after} + key + 1, value ->> 0 from json_each(${documents})`.execute(db)
-    await sql`insert into search_text (rowid, description, payee, memo, id, labels, extensions)
-      select ${after} + key + 1, value ->> 1, value ->> 2, value ->> 3, ${sql.raw(documentTextSql('value ->> 0'))}, value ->> 4, value ->> 5
+    await sql`insert into search_text (rowid, description, payee, memo, id)
+      select ${after} + key + 1, value ->> 1, value ->> 2, value ->> 3, ${sql.raw(documentTextSql('value ->> 0'))}
       from json_each(${documents})`.execute(db)
+    // Most imported rows have no keys: they get no keys document.
+    await sql`insert into search_keys (rowid, labels, extensions)
+      select ${after} + key + 1, value ->> 4, value ->> 5 from json_each(${documents})
+      where value ->> 4 is not null or value ->> 5 is not null`.execute(db)
   }
 }
 
@@ -153,53 +161,116 @@ export async function insertNewDocuments(
  * queue is short, so this costs a probe of it per id.
  */
 async function dropStaleDocuments(db: DbExecutor, ids: readonly string[]): Promise<void> {
+  const batchIds = JSON.stringify(ids)
   const stale = await sql<{ transaction_id: string }>`
-    delete from search_pending where transaction_id in (select value from json_each(${JSON.stringify(ids)}))
+    delete from search_pending where transaction_id in (select value from json_each(${batchIds}))
     returning transaction_id`.execute(db)
+  await sql`delete from search_keys_pending where transaction_id in (select value from json_each(${batchIds}))`.execute(
+    db,
+  )
   if (stale.rows.length === 0) return
   const staleIds = sql`(select value from json_each(${JSON.stringify(stale.rows.map((r) => r.transaction_id))}))`
-  await sql`delete from search_text where rowid in
-    (select n from search_documents where transaction_id in ${staleIds})`.execute(db)
-  await sql`delete from search_documents where transaction_id in ${staleIds}`.execute(db)
+  await deleteDocuments(db, staleIds)
+}
+
+/** Drops the documents (text and keys) of the transactions `ids` selects. */
+async function deleteDocuments(db: DbExecutor, ids: RawBuilder<unknown>): Promise<void> {
+  const numbers = sql`(select n from search_documents where transaction_id in ${ids})`
+  await sql`delete from search_text where rowid in ${numbers}`.execute(db)
+  await sql`delete from search_keys where rowid in ${numbers}`.execute(db)
+  await sql`delete from search_documents where transaction_id in ${ids}`.execute(db)
+}
+
+/** Writes the keys documents of the documents `ids` selects, where a transaction has keys. */
+async function insertKeysDocuments(db: DbExecutor, ids: RawBuilder<unknown>): Promise<void> {
+  await sql`insert into search_keys (rowid, labels, extensions)
+    select n, labels, extensions from (
+      select d.n, ${sql.raw(LABEL_LINES_SQL)} as labels, ${sql.raw(EXTENSION_LINES_SQL)} as extensions
+      from search_documents d join transactions t on t.id = d.transaction_id
+      where d.transaction_id in ${ids})
+    where labels is not null or extensions is not null`.execute(db)
 }
 
 /**
- * Rebuilds up to `batch` queued documents in one unit of the one mutation path
- * (it emits no event: a document is derived data, not a ledger change); returns
- * how many were queued.
+ * Takes up to `batch` transactions queued in `queue` and rebuilds their
+ * documents with `rebuild`, in one unit of the one mutation path (it emits no
+ * event: a document is derived data, not a ledger change); returns how many
+ * were queued.
  */
-export async function indexQueuedDocuments(
+function rebuildQueued(
   ledger: Pick<Ledger, 'mutate'>,
-  batch = SEARCH_INDEX_BATCH,
+  queue: 'search_pending' | 'search_keys_pending',
+  batch: number,
+  rebuild: (trx: DbExecutor, batchIds: RawBuilder<unknown>) => Promise<void>,
 ): Promise<number> {
   return ledger.mutate(async ({ trx }) => {
     const queued = await sql<{ transaction_id: string }>`
-      select transaction_id from search_pending limit ${batch}`.execute(trx)
+      select transaction_id from ${sql.table(queue)} limit ${batch}`.execute(trx)
     if (queued.rows.length === 0) return 0
     // One JSON parameter for the whole batch, whatever its size.
     const ids = JSON.stringify(queued.rows.map((r) => r.transaction_id))
     const batchIds = sql`(select value from json_each(${ids}))`
-    await sql`delete from search_text where rowid in
-      (select n from search_documents where transaction_id in ${batchIds})`.execute(trx)
-    await sql`delete from search_documents where transaction_id in ${batchIds}`.execute(trx)
-    // A deleted transaction only loses its document.
-    await sql`insert into search_documents (transaction_id)
-      select id from transactions where id in ${batchIds}`.execute(trx)
-    await sql`insert into search_text (rowid, description, payee, memo, id, labels, extensions)
-      select d.n, ${sql.raw(documentTextSql('t.description'))}, ${sql.raw(documentTextSql('t.payee'))},
-        ${sql.raw(documentTextSql('t.memo'))}, ${sql.raw(documentTextSql('t.id'))},
-        ${sql.raw(LABEL_LINES_SQL)}, ${sql.raw(EXTENSION_LINES_SQL)}
-      from search_documents d join transactions t on t.id = d.transaction_id
-      where d.transaction_id in ${batchIds}`.execute(trx)
-    await sql`delete from search_pending where transaction_id in ${batchIds}`.execute(trx)
+    await rebuild(trx, batchIds)
+    await sql`delete from ${sql.table(queue)} where transaction_id in ${batchIds}`.execute(trx)
     return queued.rows.length
   })
 }
 
-/** Rebuilds queued documents until none is left; returns how many. */
+/** Rebuilds up to `batch` queued whole documents (text and keys); returns how many were queued. */
+export function indexQueuedDocuments(
+  ledger: Pick<Ledger, 'mutate'>,
+  batch = SEARCH_INDEX_BATCH,
+): Promise<number> {
+  return rebuildQueued(ledger, 'search_pending', batch, async (trx, batchIds) => {
+    await deleteDocuments(trx, batchIds)
+    // A deleted transaction only loses its documents.
+    await sql`insert into search_documents (transaction_id)
+      select id from transactions where id in ${batchIds}`.execute(trx)
+    await sql`insert into search_text (rowid, description, payee, memo, id)
+      select d.n, ${sql.raw(documentTextSql('t.description'))}, ${sql.raw(documentTextSql('t.payee'))},
+        ${sql.raw(documentTextSql('t.memo'))}, ${sql.raw(documentTextSql('t.id'))}
+      from search_documents d join transactions t on t.id = d.transaction_id
+      where d.transaction_id in ${batchIds}`.execute(trx)
+    await insertKeysDocuments(trx, batchIds)
+    // Their keys documents are new too.
+    await sql`delete from search_keys_pending where transaction_id in ${batchIds}`.execute(trx)
+  })
+}
+
+/**
+ * Rebuilds up to `batch` queued keys documents (label and extension changes);
+ * returns how many were queued. A transaction with no document (its whole
+ * rebuild is queued, or it is gone) gets none here: search_pending sees to it.
+ */
+export function indexQueuedKeys(
+  ledger: Pick<Ledger, 'mutate'>,
+  batch = SEARCH_INDEX_BATCH,
+): Promise<number> {
+  return rebuildQueued(ledger, 'search_keys_pending', batch, async (trx, batchIds) => {
+    await sql`delete from search_keys where rowid in
+      (select n from search_documents where transaction_id in ${batchIds})`.execute(trx)
+    await insertKeysDocuments(trx, batchIds)
+  })
+}
+
+/**
+ * One batch of either queue: whole documents first, then keys documents once
+ * none of those is left.
+ */
+function drainBothQueues(ledger: Pick<Ledger, 'mutate'>): () => Promise<DrainedBatch> {
+  const documents = fixedBatches(SEARCH_INDEX_BATCH, (batch) => indexQueuedDocuments(ledger, batch))
+  const keys = fixedBatches(SEARCH_INDEX_BATCH, (batch) => indexQueuedKeys(ledger, batch))
+  return async () => {
+    const whole = await documents()
+    if (whole.full) return whole
+    const rest = await keys()
+    return { taken: whole.taken + rest.taken, full: rest.full }
+  }
+}
+
+/** Rebuilds queued documents (both queues) until none is left; returns how many. */
 export function indexAllQueuedDocuments(ledger: Pick<Ledger, 'mutate'>): Promise<number> {
-  const drainOnce = fixedBatches(SEARCH_INDEX_BATCH, (batch) => indexQueuedDocuments(ledger, batch))
-  return QueueDrainer.drainAll(drainOnce).then((drained) => drained.taken)
+  return QueueDrainer.drainAll(drainBothQueues(ledger)).then((drained) => drained.taken)
 }
 
 /** In `coffer serve` on SQLite: drains the queue whenever it holds something. */
@@ -207,7 +278,7 @@ export function searchIndexer(ctx: ServiceContext): QueueDrainer {
   return new QueueDrainer(ctx, {
     name: 'search',
     enabled: buildsSearchDocuments(ctx.db.kysely),
-    drainOnce: fixedBatches(SEARCH_INDEX_BATCH, (batch) => indexQueuedDocuments(ctx.ledger, batch)),
+    drainOnce: drainBothQueues(ctx.ledger),
     logged: 'search: indexed queued documents',
     unit: 'documents',
   })

@@ -311,7 +311,10 @@ export class Narrower {
     const byAccount = sql`select t2.id from transactions t2 where t2.account_id in (select a.id from accounts a where ${this.likeAll(sql`a.name`, segments)})`
     if (this.searchDocuments) {
       const phrase = segments.map((s) => `"${s}"`).join(' AND ')
-      return this.idsIn(sql`${SEARCH_DOCUMENT_IDS(phrase)} union ${byAccount}`, false)
+      return this.idsIn(
+        sql`${SEARCH_DOCUMENT_IDS(DOCUMENT_NUMBERS(phrase))} union ${byAccount}`,
+        false,
+      )
     }
     return this.idsIn(
       sql`select t1.id from transactions t1 where ${this.likeAll(TRANSACTION_TEXT_PG('t1'), segments)} union select l.transaction_id from transaction_labels l where ${this.likeAll(LABEL_TEXT_PG, segments)} union select e.transaction_id from transaction_extensions e where ${this.likeAll(EXTENSION_TEXT_PG, segments)} union ${byAccount}`,
@@ -343,7 +346,8 @@ export class Narrower {
    * unchanged, FTS5: "s"); U+212A folds to "k" in both. The documents hold
    * them rewritten (DOCUMENT_TEXT_REWRITES in indexer.ts), and hold each
    * extension's key and text on lines of their own, so no match spans two
-   * strings the matcher reads apart.
+   * strings the matcher reads apart. Free text is looked for in both documents
+   * (text and keys), a field in the text's.
    */
   private exactText(node: TextNode): RawBuilder<unknown> | null {
     const { text } = this.options
@@ -351,8 +355,11 @@ export class Narrower {
     const queued = text.queuedMatching(node)
     if (queued === null) return null
     const phrase = `"${node.needle.replaceAll('"', '""')}"`
-    const column = node.kind === 'field_text' ? `${node.field} : ` : ''
-    const documents = sql`select d.transaction_id from search_documents d where d.n in (select rowid from search_text where search_text match ${column + phrase}) and d.transaction_id not in (select p.transaction_id from search_pending p)`
+    const found =
+      node.kind === 'field_text'
+        ? TEXT_NUMBERS(`${node.field} : ${phrase}`)
+        : DOCUMENT_NUMBERS(phrase)
+    const documents = sql`select d.transaction_id from search_documents d where d.n in (${found}) and d.transaction_id not in (${QUEUED_IDS})`
     return queued.length === 0
       ? documents
       : sql`${documents} union select value from json_each(${JSON.stringify(queued)})` // SQLite only
@@ -393,7 +400,7 @@ export class Narrower {
       // The trigram index finds the rows; LIKE on the column then keeps this field's.
       const phrase = segments.map((s) => `${field} : "${s}"`).join(' AND ')
       return {
-        where: sql<SqlBool>`(transactions.id in (${SEARCH_DOCUMENT_IDS(phrase)}) and ${column})`,
+        where: sql<SqlBool>`(transactions.id in (${SEARCH_DOCUMENT_IDS(TEXT_NUMBERS(phrase))}) and ${column})`,
         exact: false,
       }
     }
@@ -513,13 +520,29 @@ function intervalSql(
   return interval.outside ? sql<SqlBool>`not ${and(parts)}` : and(parts)
 }
 
+/** SQLite: the numbers of the text documents that match the FTS5 query (columns allowed). */
+const TEXT_NUMBERS = (query: string) =>
+  sql`select rowid from search_text where search_text match ${query}`
+
 /**
- * SQLite: the transactions whose search document matches the FTS5 phrase, plus
- * every transaction still queued for (re)indexing (src/search/indexer.ts): its
- * document may be missing or stale, so it stays a candidate until rebuilt.
+ * SQLite: the numbers of the documents, text or keys, that match the FTS5 query:
+ * the parts of one needle lie in one string, so in one of the two documents.
  */
-const SEARCH_DOCUMENT_IDS = (phrase: string) =>
-  sql`select d.transaction_id from search_documents d where d.n in (select rowid from search_text where search_text match ${phrase}) union select p.transaction_id from search_pending p`
+const DOCUMENT_NUMBERS = (phrase: string) =>
+  sql`${TEXT_NUMBERS(phrase)} union select rowid from search_keys where search_keys match ${phrase}`
+
+/**
+ * SQLite: the transactions queued for (re)indexing (src/search/indexer.ts),
+ * whole or their keys alone: a document may be missing or stale.
+ */
+export const QUEUED_IDS = sql`select transaction_id from search_pending union select transaction_id from search_keys_pending`
+
+/**
+ * SQLite: the transactions of the documents `numbers` selects, plus every
+ * transaction still queued: it stays a candidate until rebuilt.
+ */
+const SEARCH_DOCUMENT_IDS = (numbers: RawBuilder<unknown>) =>
+  sql`select d.transaction_id from search_documents d where d.n in (${numbers}) union ${QUEUED_IDS}`
 
 // PostgreSQL trigram indexes are on these expressions (0004-search); the query
 // must repeat them verbatim for the planner to use the index.

@@ -7,7 +7,7 @@ import { buildsSearchDocuments } from '../db/dialect.js'
 import type { DbExecutor } from '../db/schema.js'
 import type { QueryNode } from './ast.js'
 import { contains, matches } from './match.js'
-import type { TextContext, TextNode } from './narrow.js'
+import { QUEUED_IDS, type TextContext, type TextNode } from './narrow.js'
 import { loadSubjects } from './subjects.js'
 import { inList } from '../db/in-list.js'
 
@@ -53,7 +53,7 @@ async function queuedDecisions(
   nodes: readonly TextNode[],
 ): Promise<Map<TextNode, string[]> | null> {
   const queued = await sql<{ transaction_id: string }>`
-    select transaction_id from search_pending limit ${QUEUED_DECIDED_MAX + 1}`.execute(db)
+    ${QUEUED_IDS} limit ${QUEUED_DECIDED_MAX + 1}`.execute(db)
   if (queued.rows.length > QUEUED_DECIDED_MAX) return null
   const decided = new Map<TextNode, string[]>(nodes.map((node) => [node, []]))
   if (queued.rows.length === 0) return decided
