@@ -158,16 +158,13 @@ export async function insertNewDocuments(
 /**
  * A transaction deleted and created again may still have its old document,
  * until the queue entry its delete left is processed: drop both first. The
- * queue is short, so this costs a probe of it per id.
+ * queue is short, so this costs a probe of it per id. A keys entry left queued
+ * for such an id only rebuilds its keys document once more.
  */
 async function dropStaleDocuments(db: DbExecutor, ids: readonly string[]): Promise<void> {
-  const batchIds = JSON.stringify(ids)
   const stale = await sql<{ transaction_id: string }>`
-    delete from search_pending where transaction_id in (select value from json_each(${batchIds}))
+    delete from search_pending where transaction_id in (select value from json_each(${JSON.stringify(ids)}))
     returning transaction_id`.execute(db)
-  await sql`delete from search_keys_pending where transaction_id in (select value from json_each(${batchIds}))`.execute(
-    db,
-  )
   if (stale.rows.length === 0) return
   const staleIds = sql`(select value from json_each(${JSON.stringify(stale.rows.map((r) => r.transaction_id))}))`
   await deleteDocuments(db, staleIds)
