@@ -228,7 +228,7 @@ async function rawBulkInsert(rows: number): Promise<number> {
       `insert into search_documents (n, transaction_id) values (?, ?)`,
     )
     const insertText = sqlite.prepare(
-      `insert into search_text (rowid, description, payee, memo, id, labels, extensions) values (?, ?, ?, null, ?, null, null)`,
+      `insert into search_text (rowid, description, payee, memo, id) values (?, ?, ?, null, ?)`,
     )
     const unit = sqlite.transaction((start: number, end: number) => {
       for (let i = start; i < end; i++) {
