@@ -16,6 +16,12 @@ import type { HookName } from './manifest.js'
 
 const CURSOR_SAVE_INTERVAL_MS = 1_000
 const FOLLOW_RETRY_DELAY_MS = 1_000
+/**
+ * How long a backlog's bulk-write settings outlive a short batch: the plugin
+ * that caught up with a sync waits a moment for its next unit, and should find
+ * the page cache still warm (db/bulk.ts startBulkWrites).
+ */
+const BULK_SETTLE_MS = 2_000
 
 /** Which hook an event type feeds, and what the hook is given. */
 export const EVENT_HOOKS: Record<string, { hook: HookName; arg: (e: EventEnvelope) => unknown }> = {
@@ -105,7 +111,7 @@ export class HookRunner {
   /** Resolves once every batch handed over so far is written (the cursor follows it). */
   private written: Promise<void> = Promise.resolve()
   /** Ends the bulk-write stretch held while working through a backlog (null: none held). */
-  private endBulk: (() => Promise<void>) | null = null
+  private endBulk: ((immediately?: boolean) => Promise<void>) | null = null
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -132,7 +138,7 @@ export class HookRunner {
     await this.following
     await this.working
     await this.written
-    await this.bulk(false)
+    await this.bulk(false, true)
     if (this.saveTimer) clearInterval(this.saveTimer)
     await this.save()
   }
@@ -215,13 +221,15 @@ export class HookRunner {
     }
   }
 
-  private async bulk(on: boolean): Promise<void> {
+  /** Bulk-write settings on or off; off settles first unless `immediately` (db/bulk.ts). */
+  private async bulk(on: boolean, immediately = false): Promise<void> {
     try {
-      if (on && !this.endBulk) this.endBulk = await startBulkWrites(this.ctx.db.kysely)
+      if (on && !this.endBulk)
+        this.endBulk = await startBulkWrites(this.ctx.db.kysely, { settleMs: BULK_SETTLE_MS })
       else if (!on && this.endBulk) {
         const end = this.endBulk
         this.endBulk = null
-        await end()
+        await end(immediately)
       }
     } catch (error) {
       this.ctx.log.warn(
