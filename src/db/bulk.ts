@@ -271,6 +271,13 @@ const bulkSettingsOn = new WeakSet<object>()
 /** A restore waiting out its settle delay, per handle. */
 const pendingRestores = new WeakMap<object, NodeJS.Timeout>()
 
+/**
+ * Runs `work` (many large units of work in a row: a sync) with the SQLite
+ * connection set for bulk writes: a larger page cache and checkpoints deferred
+ * until the WAL holds BULK_WAL_AUTOCHECKPOINT_PAGES; afterwards the usual
+ * settings come back and the WAL is checkpointed once. Every unit still commits
+ * on its own (all-or-nothing, durable as before). PostgreSQL: just `work`.
+ */
 export async function duringBulkWrites<T>(
   db: Kysely<Database>,
   work: () => Promise<T>,
