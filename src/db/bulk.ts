@@ -266,8 +266,6 @@ const DEFAULT_WAL_AUTOCHECKPOINT_PAGES = 1000
 
 /** Bulk stretches open per database handle: the settings hold while any is open. */
 const openBulkStretches = new WeakMap<object, number>()
-/** Handles whose connection has the bulk settings now (they may outlive the stretches: settleMs). */
-const bulkSettingsOn = new WeakSet<object>()
 /** A restore waiting out its settle delay, per handle. */
 const pendingRestores = new WeakMap<object, NodeJS.Timeout>()
 
@@ -312,8 +310,8 @@ export async function startBulkWrites(
     clearTimeout(pending)
     pendingRestores.delete(db)
   }
-  if (!bulkSettingsOn.has(db)) {
-    bulkSettingsOn.add(db)
+  // A restore still waiting out its settle delay left the bulk settings in place.
+  if (open === 0 && !pending) {
     await sql.raw(`pragma cache_size = -${Math.max(BULK_CACHE_KIB, SQLITE_CACHE_KIB)}`).execute(db)
     await sql.raw(`pragma wal_autocheckpoint = ${BULK_WAL_AUTOCHECKPOINT_PAGES}`).execute(db)
   }
@@ -347,9 +345,8 @@ async function restoreUsualSettings(db: Kysely<Database>): Promise<void> {
     // Passive: never waits for readers; what it cannot copy now, the next commit's does.
     'pragma wal_checkpoint(passive)',
   ]
-  for (const [step, statement] of restore.entries()) {
+  for (const statement of restore) {
     if ((openBulkStretches.get(db) ?? 0) > 0) return
-    if (step === 0) bulkSettingsOn.delete(db)
     await sql.raw(statement).execute(db)
   }
 }

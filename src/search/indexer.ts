@@ -172,11 +172,19 @@ async function dropStaleDocuments(db: DbExecutor, ids: readonly string[]): Promi
 
 /** Drops the documents (text and keys) of the transactions `ids` selects. */
 async function deleteDocuments(db: DbExecutor, ids: RawBuilder<unknown>): Promise<void> {
-  const numbers = sql`(select n from search_documents where transaction_id in ${ids})`
-  await sql`delete from search_text where rowid in ${numbers}`.execute(db)
-  await sql`delete from search_keys where rowid in ${numbers}`.execute(db)
+  await sql`delete from search_text where rowid in ${documentNumbers(ids)}`.execute(db)
+  await deleteKeysDocuments(db, ids)
   await sql`delete from search_documents where transaction_id in ${ids}`.execute(db)
 }
+
+/** Drops the keys documents of the transactions `ids` selects. */
+async function deleteKeysDocuments(db: DbExecutor, ids: RawBuilder<unknown>): Promise<void> {
+  await sql`delete from search_keys where rowid in ${documentNumbers(ids)}`.execute(db)
+}
+
+/** The document numbers of the transactions `ids` selects. */
+const documentNumbers = (ids: RawBuilder<unknown>) =>
+  sql`(select n from search_documents where transaction_id in ${ids})`
 
 /** Writes the keys documents of the documents `ids` selects, where a transaction has keys. */
 async function insertKeysDocuments(db: DbExecutor, ids: RawBuilder<unknown>): Promise<void> {
@@ -244,8 +252,7 @@ export function indexQueuedKeys(
   batch = SEARCH_INDEX_BATCH,
 ): Promise<number> {
   return rebuildQueued(ledger, 'search_keys_pending', batch, async (trx, batchIds) => {
-    await sql`delete from search_keys where rowid in
-      (select n from search_documents where transaction_id in ${batchIds})`.execute(trx)
+    await deleteKeysDocuments(trx, batchIds)
     await insertKeysDocuments(trx, batchIds)
   })
 }
