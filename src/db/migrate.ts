@@ -17,6 +17,7 @@ import * as m0009 from './migrations/0009-settings.js'
 import * as m0010 from './migrations/0010-plugins.js'
 import * as m0011 from './migrations/0011-keyed-change-queues.js'
 import * as m0012 from './migrations/0012-search-keys.js'
+import * as m0013 from './migrations/0013-deferred-indexes.js'
 
 interface MigrationModule {
   up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void>
@@ -35,6 +36,7 @@ const MIGRATIONS: ReadonlyArray<[string, MigrationModule]> = [
   ['0010-plugins', m0010],
   ['0011-keyed-change-queues', m0011],
   ['0012-search-keys', m0012],
+  ['0013-deferred-indexes', m0013],
 ]
 
 export interface AppliedMigration {

@@ -1,5 +1,6 @@
 // Every table of the database, combined from the folders that own them.
 import type { AuthTables } from '../auth/tables.js'
+import type { DbTables } from './tables.js'
 import type { EventTables } from '../events/tables.js'
 import type { LedgerTables } from '../ledger/tables.js'
 import type { PluginTables } from '../plugins/tables.js'
@@ -19,7 +20,8 @@ export interface Database
     SettingTables,
     WebhookTables,
     RuleTables,
-    PluginTables {}
+    PluginTables,
+    DbTables {}
 
 import { PostgresAdapter, type Kysely, type Transaction } from 'kysely'
 

@@ -143,8 +143,8 @@ export async function addDaysFromTransactions(
 
 /**
  * Whether a day of one account is found by index: a first import into an empty
- * ledger builds transactions_account_date after its rows (db/bulk.ts), and
- * until then every day read again would scan the whole table. The queue waits.
+ * ledger builds transactions_account_date after its rows (sync/first-import.ts),
+ * and until then every day read again would scan the whole table. The queue waits.
  */
 async function canReadDays(db: DbExecutor): Promise<boolean> {
   const found = await sql`select 1 from sqlite_master

@@ -12,6 +12,7 @@ import { isoNow } from '../clock.js'
 import type { SecretStore } from '../secrets/store.js'
 import { isSkip, isStarted, type Source, type SourceContext } from '../sources/source.js'
 import { ownerId, runLockFor, type HeldLock, type RunLock } from './lock.js'
+import { buildIndexesDeferredByImport, deferIndexesIfFirstImport } from './first-import.js'
 import { mergeBatch } from './merge-batch.js'
 import {
   finishRun,
@@ -94,7 +95,13 @@ export class SyncEngine {
    */
   async recover(): Promise<void> {
     const held = await this.lock.tryAcquire((db) => this.markOrphans(db))
-    await held?.release()
+    if (!held) return
+    try {
+      // What a first import that died part-way left unbuilt (first-import.ts).
+      await buildIndexesDeferredByImport(this.ctx.db, this.ctx.log, this.ctx.signals.closing)
+    } finally {
+      await held.release()
+    }
   }
 
   /** Starts a run, or joins the one under way; resolves as soon as the run has an id. */
@@ -213,9 +220,15 @@ export class SyncEngine {
       const sources = wanted.filter((_, index) => started[index])
       // Side by side (SPEC 1.1); their units of work interleave on the database.
       // One bulk stretch for the whole run: SQLite checkpoints once, at its end.
-      await duringBulkWrites(ctx.db.kysely, () =>
-        Promise.all(sources.map((source) => this.runSource(source, record))),
-      )
+      await duringBulkWrites(ctx.db.kysely, async () => {
+        await buildIndexesDeferredByImport(ctx.db, ctx.log, ctx.signals.closing)
+        await deferIndexesIfFirstImport(ctx.db, ctx.log, run.started_at)
+        try {
+          await Promise.all(sources.map((source) => this.runSource(source, record)))
+        } finally {
+          await buildIndexesDeferredByImport(ctx.db, ctx.log, ctx.signals.closing)
+        }
+      })
       const failed = Object.keys(record.sourceErrors)
       run.status =
         failed.length === 0 ? 'success' : failed.length === sources.length ? 'error' : 'partial'
