@@ -28,6 +28,9 @@ const DEFERRABLE = [
   'transactions_text_trgm',
 ]
 
+/** The deferral and each index built are told at debug level (first-import.ts). */
+const DEBUG_LOGS = { SERVICE_LOG_LEVEL: 'debug' }
+
 /** Rows dated and priced out of order, as a bank's export can be. */
 function csv(from: number, count: number): string {
   const lines = ['Date,Description,Amount']
@@ -63,9 +66,11 @@ const deferredOn = (ctx: ServiceContext) =>
   )
 
 test('a first import builds the secondary indexes at its end; later imports keep them throughout', async (t) => {
-  const { app, root } = await startCsvApp(t, [
-    { name: 'Checking', files: { 'a.csv': csv(0, 300) } },
-  ])
+  const { app, root } = await startCsvApp(
+    t,
+    [{ name: 'Checking', files: { 'a.csv': csv(0, 300) } }],
+    { env: DEBUG_LOGS },
+  )
   const expected = deferredOn(app.ctx)
   const first = await syncNow(app)
   assert.equal(first.counts.csv.inserted, 300)
@@ -114,7 +119,7 @@ test('a first import killed part-way leaves its indexes listed; the next start b
   // the first units land, and while the run holds its lock it leaves the
   // indexes alone.
   const reuse = { dir: sandbox.dir, schema: sandbox.schema }
-  const watcher = await startTestApp(null, { reuse })
+  const watcher = await startTestApp(null, { reuse, env: DEBUG_LOGS })
   t.after(() => watcher.stop())
   const base: NodeJS.ProcessEnv = {}
   for (const [name, value] of Object.entries(process.env)) {
@@ -156,7 +161,7 @@ test('a first import killed part-way leaves its indexes listed; the next start b
     await watcher.stop()
   }
 
-  const app = await startTestApp(null, { reuse })
+  const app = await startTestApp(null, { reuse, env: DEBUG_LOGS })
   try {
     const expected = deferredOn(app.ctx)
     // Built as the service started (SyncService.start), before it answered.

@@ -97,7 +97,7 @@ export async function buildDeferredIndexes(
     })
     if (!done) continue
     built++
-    log.info(
+    log.debug(
       { index: name, ms: Math.round(performance.now() - started) },
       'db: built a deferred index',
     )

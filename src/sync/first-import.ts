@@ -31,10 +31,14 @@ export async function deferIndexesIfFirstImport(db: Db, log: Logger, now: string
     const any = await trx.selectFrom('transactions').select('id').limit(1).executeTakeFirst()
     return any === undefined
   })
+  // Debug: a scheduled sync of a ledger still empty defers (and builds) every time.
   if (dropped.length > 0) {
-    log.info({ indexes: dropped }, 'sync: first import; building these indexes at its end')
+    log.debug({ indexes: dropped }, 'sync: first import; building these indexes at its end')
   }
 }
+
+/** A build at least this long is worth a line at info level (a first import of any size). */
+const BUILD_WORTH_TELLING_MS = 1000
 
 /**
  * Builds what a first import deferred (this run's, or one that died part-way).
@@ -46,8 +50,12 @@ export async function buildIndexesDeferredByImport(
   log: Logger,
   closing: AbortSignal | undefined,
 ): Promise<void> {
+  const started = performance.now()
   try {
-    await buildDeferredIndexes(db, log, () => throwIfClosing(closing))
+    const built = await buildDeferredIndexes(db, log, () => throwIfClosing(closing))
+    const ms = Math.round(performance.now() - started)
+    if (built > 0 && ms >= BUILD_WORTH_TELLING_MS)
+      log.info({ indexes: built, ms }, 'sync: built the indexes a first import left to its end')
   } catch (error) {
     log.warn({ err: error }, 'sync: indexes left to build at the next start or sync')
   }
