@@ -42,6 +42,16 @@ export interface Db {
 // int8 (sequences, counts) comes back as text by default; our values fit a double.
 pg.types.setTypeParser(20, (text) => Number.parseInt(text, 10))
 
+/**
+ * The SQLite file that other connections (worker threads) may open beside the
+ * service's own: null on PostgreSQL, and for ':memory:' and SQLite URIs (which
+ * may name one), which cannot be opened twice.
+ */
+export function sharedSqliteFile(options: DatabaseOptions): string | null {
+  if (options.driver !== 'sqlite') return null
+  return options.path === ':memory:' || options.path.startsWith('file:') ? null : options.path
+}
+
 /** `log` hears of connections lost to the server (PostgreSQL). */
 export function openDatabase(options: DatabaseOptions, log?: Logger): Db {
   return options.driver === 'postgres' ? openPostgres(options, log) : openSqlite(options)
@@ -55,7 +65,7 @@ function openSqlite(options: DatabaseOptions): Db {
   // and -shm are created 0600 (SQLite gives those the database file's mode), a
   // directory made for it 0700. The umask covers the creation; the chmod also
   // tightens a file an older version created 0644.
-  const file = options.path !== ':memory:' && !options.path.startsWith('file:')
+  const file = sharedSqliteFile(options) !== null
   const umask = file ? process.umask(0o077) : null
   let sqlite: SqliteConnection
   try {

@@ -14,20 +14,30 @@ import { sql } from 'kysely'
 import type { Logger } from 'pino'
 import type { Db } from './connect.js'
 import { dialectOf, type DbExecutor } from './schema.js'
+import type { IndexBuildResult, IndexBuildSetup } from './index-build-worker.js'
+import { besideModule, startModuleWorker } from '../worker-module.js'
 
-/** The `create index` statement of an index of the current schema, or null when there is none. */
-async function indexDefinition(db: DbExecutor, name: string): Promise<string | null> {
+interface IndexDefinition {
+  /** The engine's own `create index` statement. */
+  definition: string
+  table: string
+}
+
+/** How an index of the current schema is made, or null when there is none. */
+async function indexDefinition(db: DbExecutor, name: string): Promise<IndexDefinition | null> {
   if (dialectOf(db) === 'postgres') {
-    const { rows } = await sql<{ indexdef: string }>`
-      select indexdef from pg_indexes where schemaname = current_schema() and indexname = ${name}
+    const { rows } = await sql<IndexDefinition>`
+      select indexdef as definition, tablename as table from pg_indexes
+      where schemaname = current_schema() and indexname = ${name}
     `.execute(db)
-    return rows[0]?.indexdef ?? null
+    return rows[0] ?? null
   }
-  const { rows } = await sql<{ sql: string | null }>`
-    select sql from sqlite_master where type = 'index' and name = ${name}
+  const { rows } = await sql<{ definition: string | null; table: string }>`
+    select sql as definition, tbl_name as "table" from sqlite_master where type = 'index' and name = ${name}
   `.execute(db)
+  const row = rows[0]
   // An index SQLite made for a constraint has no statement: it cannot be dropped.
-  return rows[0]?.sql ?? null
+  return row?.definition ? { definition: row.definition, table: row.table } : null
 }
 
 /**
@@ -45,11 +55,11 @@ export async function deferIndexes(
     if (!(await precondition(trx))) return []
     const dropped: string[] = []
     for (const name of names) {
-      const definition = await indexDefinition(trx, name)
-      if (definition === null) continue
+      const index = await indexDefinition(trx, name)
+      if (index === null) continue
       await trx
         .insertInto('deferred_indexes')
-        .values({ name, definition, deferred_at: now })
+        .values({ name, definition: index.definition, table_name: index.table, deferred_at: now })
         .onConflict((c) => c.column('name').doNothing())
         .execute()
       await sql`drop index ${sql.id(name)}`.execute(trx)
@@ -63,44 +73,98 @@ export async function deferIndexes(
  * Builds every index `deferred_indexes` lists, one transaction each (the index
  * and the removal of its row commit together); answers how many were built.
  * `beforeEach` may throw to stop between two (a closing service): what is left
- * stays listed for the next call.
+ * stays listed for the next call. Given the SQLite file (`sqliteFile`), each is
+ * built on a connection of its own in a worker thread, off the event loop.
  */
 export async function buildDeferredIndexes(
   db: Db,
   log: Logger,
-  beforeEach: () => void = () => undefined,
+  { beforeEach = () => undefined, sqliteFile = null }: BuildOptions = {},
 ): Promise<number> {
   const listed = await db.kysely
     .selectFrom('deferred_indexes')
-    .select('name')
+    .select(['name', 'table_name'])
     .orderBy('name')
     .execute()
   let built = 0
-  for (const { name } of listed) {
+  for (const { name, table_name } of listed) {
     beforeEach()
     const started = performance.now()
-    const done = await db.kysely.transaction().execute(async (trx) => {
-      // Read again under the write lock: another process may have built it meanwhile.
-      const row = await trx
-        .selectFrom('deferred_indexes')
-        .select('definition')
-        .where('name', '=', name)
-        .executeTakeFirst()
-      if (!row) return false
-      // PostgreSQL sorts (and fills a trigram index) in maintenance_work_mem, 64 MB by
-      // default: a million rows' keys then spill to disk. For this statement only.
-      if (dialectOf(trx) === 'postgres')
-        await sql`set local maintenance_work_mem = '256MB'`.execute(trx)
-      if ((await indexDefinition(trx, name)) === null) await sql.raw(row.definition).execute(trx)
-      await trx.deleteFrom('deferred_indexes').where('name', '=', name).execute()
-      return true
-    })
+    const offThread =
+      sqliteFile !== null && (await sqliteRowsAbout(db, table_name)) >= OFF_THREAD_FROM_ROWS
+    const done = offThread
+      ? await buildInWorker({ path: sqliteFile, name })
+      : await buildOnConnection(db, name)
     if (!done) continue
     built++
     log.debug(
-      { index: name, ms: Math.round(performance.now() - started) },
+      { index: name, ms: Math.round(performance.now() - started), off_thread: offThread },
       'db: built a deferred index',
     )
   }
   return built
+}
+
+export interface BuildOptions {
+  /** Called before each index; throws to stop (a closing service). */
+  beforeEach?: () => void
+  /** The SQLite file, when a worker thread may open it (connect.ts sharedSqliteFile). */
+  sqliteFile?: string | null
+}
+
+/**
+ * Rows from which an index is built in a worker thread (SQLite): below, it
+ * builds in milliseconds, less than a thread takes to start.
+ */
+const OFF_THREAD_FROM_ROWS = 5_000
+
+/** About how many rows a SQLite table holds (its largest rowid: one index probe), 0 on PostgreSQL. */
+async function sqliteRowsAbout(db: Db, table: string): Promise<number> {
+  if (db.dialect !== 'sqlite') return 0
+  const { rows } = await sql<{
+    n: number | null
+  }>`select max(rowid) as n from ${sql.table(table)}`.execute(db.kysely)
+  return rows[0]?.n ?? 0
+}
+
+/** One listed index, on the service's connection; answers whether it was still listed. */
+async function buildOnConnection(db: Db, name: string): Promise<boolean> {
+  return db.kysely.transaction().execute(async (trx) => {
+    // Read again under the write lock: another process may have built it meanwhile.
+    const row = await trx
+      .selectFrom('deferred_indexes')
+      .select('definition')
+      .where('name', '=', name)
+      .executeTakeFirst()
+    if (!row) return false
+    // PostgreSQL sorts (and fills a trigram index) in maintenance_work_mem, 64 MB by
+    // default: a million rows' keys then spill to disk. For this statement only.
+    if (dialectOf(trx) === 'postgres')
+      await sql`set local maintenance_work_mem = '256MB'`.execute(trx)
+    if ((await indexDefinition(trx, name)) === null) await sql.raw(row.definition).execute(trx)
+    await trx.deleteFrom('deferred_indexes').where('name', '=', name).execute()
+    return true
+  })
+}
+
+const WORKER_URL = besideModule(import.meta.url, 'index-build-worker')
+
+/** One listed index, by index-build-worker.ts; answers whether it was still listed. */
+function buildInWorker(setup: IndexBuildSetup): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const worker = startModuleWorker(WORKER_URL, { workerData: setup })
+    let answered = false
+    worker.once('message', (result: IndexBuildResult) => {
+      answered = true
+      if ('error' in result) reject(new Error(`building index ${setup.name}: ${result.error}`))
+      else resolve(result.built)
+    })
+    worker.once('error', (error) => {
+      answered = true
+      reject(error)
+    })
+    worker.once('exit', () => {
+      if (!answered) reject(new Error(`building index ${setup.name}: the worker stopped`))
+    })
+  })
 }

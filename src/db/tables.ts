@@ -5,6 +5,8 @@ export interface DeferredIndexesTable {
   name: string
   /** The engine's own `create index` statement, read from its catalogue before the drop. */
   definition: string
+  /** The table it indexes. */
+  table_name: string
   deferred_at: string
 }
 

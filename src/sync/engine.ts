@@ -12,7 +12,7 @@ import { isoNow } from '../clock.js'
 import type { SecretStore } from '../secrets/store.js'
 import { isSkip, isStarted, type Source, type SourceContext } from '../sources/source.js'
 import { ownerId, runLockFor, type HeldLock, type RunLock } from './lock.js'
-import { buildIndexesDeferredByImport, deferIndexesIfFirstImport } from './first-import.js'
+import { buildIndexesDeferredByImport, FirstImportIndexes } from './first-import.js'
 import { mergeBatch } from './merge-batch.js'
 import {
   finishRun,
@@ -98,7 +98,7 @@ export class SyncEngine {
     if (!held) return
     try {
       // What a first import that died part-way left unbuilt (first-import.ts).
-      await buildIndexesDeferredByImport(this.ctx.db, this.ctx.log, this.ctx.signals.closing)
+      await buildIndexesDeferredByImport(this.ctx)
     } finally {
       await held.release()
     }
@@ -221,12 +221,12 @@ export class SyncEngine {
       // Side by side (SPEC 1.1); their units of work interleave on the database.
       // One bulk stretch for the whole run: SQLite checkpoints once, at its end.
       await duringBulkWrites(ctx.db.kysely, async () => {
-        await buildIndexesDeferredByImport(ctx.db, ctx.log, ctx.signals.closing)
-        await deferIndexesIfFirstImport(ctx.db, ctx.log, run.started_at)
+        await buildIndexesDeferredByImport(ctx)
+        const firstImport = new FirstImportIndexes(ctx, run.started_at)
         try {
-          await Promise.all(sources.map((source) => this.runSource(source, record)))
+          await Promise.all(sources.map((source) => this.runSource(source, record, firstImport)))
         } finally {
-          await buildIndexesDeferredByImport(ctx.db, ctx.log, ctx.signals.closing)
+          await buildIndexesDeferredByImport(ctx)
         }
       })
       const failed = Object.keys(record.sourceErrors)
@@ -263,7 +263,11 @@ export class SyncEngine {
     return run
   }
 
-  private async runSource(source: Source, record: SyncRunRecord): Promise<void> {
+  private async runSource(
+    source: Source,
+    record: SyncRunRecord,
+    firstImport: FirstImportIndexes,
+  ): Promise<void> {
     const { run } = record
     const counts = zeroCounts()
     run.counts[source.type] = counts
@@ -279,10 +283,17 @@ export class SyncEngine {
         progress('skipped', 0)
         return
       }
-      await mergeBatch(this.ctx, source.type, batch, counts, (merged) => {
-        rows = merged
-        progress('rows', merged)
-      })
+      await mergeBatch(
+        this.ctx,
+        source.type,
+        batch,
+        counts,
+        (merged) => {
+          rows = merged
+          progress('rows', merged)
+        },
+        (unitRows) => firstImport.beforeUnit(unitRows),
+      )
       // A source's warnings may quote what its peer said: masked like errors.
       run.warnings.push(...batch.summary().warnings.map((w) => `${source.type}: ${this.redact(w)}`))
       progress('finished', rows)

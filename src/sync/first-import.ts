@@ -4,10 +4,11 @@
 // the import itself never reads are deferred; the transaction ids (which a sync
 // looks its rows up by), the history's and the search documents' keys stay.
 // Meanwhile a list or search of another process answers the same, only slower.
-import type { Logger } from 'pino'
-import type { Db } from '../db/connect.js'
+import type { ServiceContext } from '../context.js'
+import { sharedSqliteFile } from '../db/connect.js'
 import { buildDeferredIndexes, deferIndexes } from '../db/deferred-indexes.js'
 import { throwIfClosing } from '../signals.js'
+import { SYNC_UNIT_ROWS } from './merge-batch.js'
 
 /**
  * The ledger's secondary indexes whose keys a first import enters in random
@@ -25,36 +26,59 @@ const FIRST_IMPORT_DEFERRED = [
   'events_entity_id',
 ]
 
-/** With the run's lock held: drops the deferrable indexes if the ledger holds no transaction yet. */
-export async function deferIndexesIfFirstImport(db: Db, log: Logger, now: string): Promise<void> {
-  const dropped = await deferIndexes(db, FIRST_IMPORT_DEFERRED, now, async (trx) => {
-    const any = await trx.selectFrom('transactions').select('id').limit(1).executeTakeFirst()
-    return any === undefined
-  })
-  // Debug: a scheduled sync of a ledger still empty defers (and builds) every time.
-  if (dropped.length > 0) {
-    log.debug({ indexes: dropped }, 'sync: first import; building these indexes at its end')
+/**
+ * One run's decision, taken at its first unit of rows: a full unit (an import
+ * of at least SYNC_UNIT_ROWS rows) into a ledger that holds no transaction yet
+ * drops the deferrable indexes. A smaller import, or one into a ledger that has
+ * rows, keeps them: for a few thousand rows the drop and the build (DDL, which
+ * also makes every prepared statement prepare again) cost more than they save.
+ */
+export class FirstImportIndexes {
+  private decided = false
+
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly now: string,
+  ) {}
+
+  /** Before each unit of the run (mergeBatch's beforeUnit); the run's lock is held. */
+  async beforeUnit(rows: number): Promise<void> {
+    if (this.decided) return
+    this.decided = true
+    if (rows < SYNC_UNIT_ROWS) return
+    const dropped = await deferIndexes(
+      this.ctx.db,
+      FIRST_IMPORT_DEFERRED,
+      this.now,
+      async (trx) => {
+        const any = await trx.selectFrom('transactions').select('id').limit(1).executeTakeFirst()
+        return any === undefined
+      },
+    )
+    if (dropped.length > 0) {
+      this.ctx.log.info(
+        { indexes: dropped },
+        'sync: first import; building these indexes at its end',
+      )
+    }
   }
 }
-
-/** A build at least this long is worth a line at info level (a first import of any size). */
-const BUILD_WORTH_TELLING_MS = 1000
 
 /**
  * Builds what a first import deferred (this run's, or one that died part-way).
  * A closing service stops between two indexes; the rest is built at the next
  * start or sync, and a failure is logged, not thrown: the run's rows are in.
  */
-export async function buildIndexesDeferredByImport(
-  db: Db,
-  log: Logger,
-  closing: AbortSignal | undefined,
-): Promise<void> {
+export async function buildIndexesDeferredByImport(ctx: ServiceContext): Promise<void> {
+  const { db, log } = ctx
   const started = performance.now()
   try {
-    const built = await buildDeferredIndexes(db, log, () => throwIfClosing(closing))
+    const built = await buildDeferredIndexes(db, log, {
+      beforeEach: () => throwIfClosing(ctx.signals.closing),
+      sqliteFile: sharedSqliteFile(ctx.config.database),
+    })
     const ms = Math.round(performance.now() - started)
-    if (built > 0 && ms >= BUILD_WORTH_TELLING_MS)
+    if (built > 0)
       log.info({ indexes: built, ms }, 'sync: built the indexes a first import left to its end')
   } catch (error) {
     log.warn({ err: error }, 'sync: indexes left to build at the next start or sync')

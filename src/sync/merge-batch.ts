@@ -20,6 +20,8 @@ export async function mergeBatch(
   /** Filled as units commit, so a failure part-way still reports what was merged. */
   counts: SourceCounts,
   onRows: (merged: number) => void,
+  /** Awaited before each unit of rows, with its size (first-import.ts). */
+  beforeUnit: (rows: number) => Promise<void> = () => Promise.resolve(),
 ): Promise<void> {
   await ctx.ledger.mutate((uow) =>
     ingestBatchInUnit(uow, {
@@ -36,6 +38,7 @@ export async function mergeBatch(
     // A closing service stops between units: each is all-or-nothing, so every
     // unit merged so far stays and the next sync resumes (docs/architecture.md).
     throwIfClosing(ctx.signals.closing)
+    await beforeUnit(rows.length)
     const result = await ctx.ledger.mutate((uow) =>
       ingestBatchInUnit(uow, { source, transactions: rows }, hint),
     )

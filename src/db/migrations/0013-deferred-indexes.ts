@@ -10,6 +10,7 @@ export async function up(db: Kysely<unknown>, _ctx: MigrationContext): Promise<v
     .createTable('deferred_indexes')
     .addColumn('name', 'text', (c) => c.primaryKey())
     .addColumn('definition', 'text', (c) => c.notNull())
+    .addColumn('table_name', 'text', (c) => c.notNull())
     .addColumn('deferred_at', 'text', (c) => c.notNull())
     .execute()
 }

@@ -9,6 +9,7 @@
 import { availableParallelism } from 'node:os'
 import type { Worker } from 'node:worker_threads'
 import type { ServiceContext } from '../../context.js'
+import { sharedSqliteFile } from '../../db/connect.js'
 import { besideModule, startModuleWorker } from '../../worker-module.js'
 import { ShuttingDown, Unavailable } from '../../errors.js'
 import { parseQueryText } from '../parse.js'
@@ -54,11 +55,8 @@ interface Slot {
 
 /** How many workers search.workers asks for on this database (0: in the calling thread). */
 export function searchPoolSize(ctx: ServiceContext): number {
-  const { database, search } = ctx.config
-  if (ctx.db.dialect !== 'sqlite') return 0
-  // ':memory:' (and SQLite URIs, which may name one) cannot be opened twice.
-  if (database.path === ':memory:' || database.path.startsWith('file:')) return 0
-  return Math.min(search.workers, availableParallelism())
+  if (sharedSqliteFile(ctx.config.database) === null) return 0
+  return Math.min(ctx.config.search.workers, availableParallelism())
 }
 
 /**

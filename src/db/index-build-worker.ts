@@ -1,0 +1,54 @@
+// Builds one deferred index (deferred-indexes.ts) on a connection of its own in
+// a worker thread: a CREATE INDEX over a million rows sorts for seconds inside
+// one synchronous SQLite call, which on the service's connection would hold the
+// event loop (every request, the health check) that long. The write lock is
+// SQLite's either way; the main thread's writers wait for it as they wait for
+// another process.
+import { parentPort, workerData } from 'node:worker_threads'
+import { prepareSqliteConnection } from './connect.js'
+import SqliteDatabase from './sqlite-binding.js'
+
+export interface IndexBuildSetup {
+  path: string
+  name: string
+}
+
+export type IndexBuildResult = { built: boolean } | { error: string }
+
+/** How long the build waits for the write lock (a unit of the service's in front of it). */
+const LOCK_WAIT_MS = 60_000
+
+function build({ path, name }: IndexBuildSetup): IndexBuildResult {
+  const conn = new SqliteDatabase(path)
+  try {
+    // The usual page cache: a bulk-sized one built no faster (its sort spills to
+    // temporary files either way) and cost 60 MiB more at a million rows.
+    prepareSqliteConnection(conn)
+    conn.pragma(`busy_timeout = ${LOCK_WAIT_MS}`)
+    conn.exec('begin immediate')
+    try {
+      // Read under the write lock: another process may have built it meanwhile.
+      const row = conn
+        .prepare('select definition from deferred_indexes where name = ?')
+        .get(name) as { definition: string } | undefined
+      if (row) {
+        const exists = conn
+          .prepare(`select 1 from sqlite_master where type = 'index' and name = ?`)
+          .get(name)
+        if (!exists) conn.exec(row.definition)
+        conn.prepare('delete from deferred_indexes where name = ?').run(name)
+      }
+      conn.exec('commit')
+      return { built: row !== undefined }
+    } catch (error) {
+      if (conn.inTransaction) conn.exec('rollback')
+      throw error
+    }
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) }
+  } finally {
+    conn.close()
+  }
+}
+
+parentPort!.postMessage(build(workerData as IndexBuildSetup))
