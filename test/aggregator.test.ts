@@ -9,7 +9,6 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { startFakeSimplefin, type FakeAccount, type FakeSimplefin } from './fakes/simplefin.js'
 import {
@@ -24,8 +23,7 @@ import {
 import { expectStatus } from './helpers/http.js'
 import { StepClock, T0 } from './helpers/ledger.js'
 import { eventsAfter, headSequence, syncNow, type Json } from './sync-helpers.js'
-
-const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url))
+import { cofferArgs } from './helpers/program.js'
 
 const ADMIN = 'dashboard-token-aggregator-tests'
 const DAY = 86_400
@@ -791,7 +789,7 @@ test('coffer sync fetches from the bridge and prints the source in its summary, 
   // Asynchronous: the fake bridge answers from this process while the CLI runs.
   const run = () =>
     // From the temp directory, never the checkout (a coffer.toml there must not count).
-    promisify(execFile)(process.execPath, ['--import', import.meta.resolve('tsx'), CLI, 'sync'], {
+    promisify(execFile)(process.execPath, cofferArgs(['sync']), {
       cwd: dir,
       env,
       encoding: 'utf8',

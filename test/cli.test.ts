@@ -6,13 +6,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSy
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test, type TestContext } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import SqliteDatabase from '../src/db/sqlite-binding.js'
 import pg from 'pg'
 import { ENGINE, POSTGRES_DSN, processSandbox } from './helpers/app.js'
+import { CHECKOUT } from './helpers/program.js'
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+const PACKAGE = JSON.parse(readFileSync(join(CHECKOUT, 'package.json'), 'utf8')) as {
   version: string
   bin: Record<string, string>
 }
@@ -27,13 +26,13 @@ const CLI = join(PACKAGE_DIR, PACKAGE.bin.coffer ?? 'dist/cli.js')
 
 before(() => {
   assert.equal(PACKAGE.bin.coffer, 'dist/cli.js')
-  symlinkSync(join(ROOT, 'package.json'), join(PACKAGE_DIR, 'package.json'))
-  symlinkSync(join(ROOT, 'node_modules'), join(PACKAGE_DIR, 'node_modules'), 'dir')
+  symlinkSync(join(CHECKOUT, 'package.json'), join(PACKAGE_DIR, 'package.json'))
+  symlinkSync(join(CHECKOUT, 'node_modules'), join(PACKAGE_DIR, 'node_modules'), 'dir')
   // The service's half of `npm run build` (the dashboard's half is not needed here).
   const build = spawnSync(
     'npx',
     ['tsc', '-p', 'tsconfig.build.json', '--outDir', join(PACKAGE_DIR, 'dist')],
-    { cwd: ROOT, encoding: 'utf8' },
+    { cwd: CHECKOUT, encoding: 'utf8' },
   )
   assert.equal(build.status, 0, `npm run build failed:\n${build.stdout}\n${build.stderr}`)
   assert.ok(existsSync(CLI), 'the build did not produce dist/cli.js')

@@ -5,13 +5,12 @@ import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { createSchema, dropSchema, dsnWithSchema, POSTGRES_DSN } from './helpers/app.js'
 import { explorerEnv, hashOf, startFakeExplorer } from './fakes/explorer.js'
 import { tempDir } from './sync-helpers.js'
+import { cofferArgs } from './helpers/program.js'
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const A = '0x' + 'a1'.repeat(20)
 
 async function cofferSync(t: TestContext, env: Record<string, string>) {
@@ -34,7 +33,7 @@ async function cofferSync(t: TestContext, env: Record<string, string>) {
     try {
       const { stdout, stderr } = await promisify(execFile)(
         process.execPath,
-        ['--import', import.meta.resolve('tsx'), join(ROOT, 'src', 'cli.ts'), 'sync'],
+        cofferArgs(['sync']),
         // Generous: tsx compiles the CLI on a possibly busy machine. From the temp
         // directory, never the checkout (a coffer.toml there must not count).
         { cwd: dir, env: base, encoding: 'utf8', timeout: 180_000 },

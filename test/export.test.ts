@@ -4,14 +4,13 @@
 // packages hledger and beancount: .ci/run installs them; this test fails, never
 // skips, without them).
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs'
 import { get, type IncomingMessage } from 'node:http'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { test, type TestContext } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { parse } from 'csv-parse/sync'
 import { compareDecimal, DecimalSum, formatScaled, sumDecimal } from '../src/decimal.js'
 import { ledgerAccountNames } from '../src/export/names.js'
@@ -21,10 +20,8 @@ import { findTransaction } from '../src/ledger/snapshots.js'
 import { dsnWithSchema, startTestApp, type TestAppHandle } from './helpers/app.js'
 import { expectProblem, expectStatus } from './helpers/http.js'
 import { ingest } from './helpers/ledger.js'
+import { cofferArgs } from './helpers/program.js'
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const TSX = import.meta.resolve('tsx')
-const CLI = join(ROOT, 'src', 'cli.ts')
 const TOKEN = 'export-test-dashboard-token-0123456789'
 const FORMATS = ['csv', 'jsonl', 'ledger', 'beancount'] as const
 
@@ -150,7 +147,7 @@ function cliExport(s: Seeded, args: string[]) {
       ? { SERVICE_DATABASE_DRIVER: 'postgres', SERVICE_DATABASE_DSN: dsnWithSchema(s.app.schema) }
       : {}),
   }
-  return spawnSync(process.execPath, ['--import', TSX, CLI, 'export', ...args], {
+  return spawnSync(process.execPath, cofferArgs(['export', ...args]), {
     cwd: s.app.dir,
     env,
     encoding: 'utf8',
@@ -488,14 +485,20 @@ test(
     await download(app, 'ledger', journal)
     await download(app, 'beancount', beanFile)
 
-    const hledger = spawnSync(
-      'hledger',
-      ['-f', journal, 'balance', '--flat', '--empty', '--no-total', '-O', 'csv'],
-      {
-        encoding: 'utf8',
-        maxBuffer: 16 * 1024 * 1024,
-      },
-    )
+    // Side by side: bean-check takes most of the time, hledger the rest.
+    const [hledger, check] = await Promise.all([
+      runTool('hledger', [
+        '-f',
+        journal,
+        'balance',
+        '--flat',
+        '--empty',
+        '--no-total',
+        '-O',
+        'csv',
+      ]),
+      runTool('bean-check', [beanFile]),
+    ])
     assert.equal(hledger.status, 0, hledger.stderr)
     const balances = new Map(
       parse<{ account: string; balance: string }>(hledger.stdout, { columns: true }).map((r) => [
@@ -514,10 +517,6 @@ test(
         `${account.name}: hledger ${shown}, Coffer ${exact}`,
       )
     }
-    const check = spawnSync('bean-check', [beanFile], {
-      encoding: 'utf8',
-      maxBuffer: 16 * 1024 * 1024,
-    })
     assert.equal(
       check.status,
       0,
@@ -526,6 +525,22 @@ test(
     assert.equal(check.stdout + check.stderr, '')
   },
 )
+
+/** A command's exit status and output, run without blocking the event loop. */
+function runTool(
+  command: string,
+  args: string[],
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    child.once('error', reject)
+    child.once('close', (status) => resolve({ status, stdout, stderr }))
+  })
+}
 
 /** GET /api/v1/export streamed into a file (the app runs without a token). */
 async function download(app: TestAppHandle, format: string, path: string): Promise<void> {

@@ -7,7 +7,6 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
@@ -19,16 +18,14 @@ import {
   startTestApp,
 } from './helpers/app.js'
 import { TOOLS } from '../src/mcp/tools.js'
+import { cofferArgs } from './helpers/program.js'
 
 // Raw JSON-RPC answers are read field by field.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
 // Run from the sandbox, never the checkout: a coffer.toml left there by a user
 // must not change what the test sees.
-const TSX = import.meta.resolve('tsx')
-const CLI = join(ROOT, 'src', 'cli.ts')
 const DEADLINE_MS = 30_000
 
 interface Box {
@@ -60,7 +57,7 @@ async function sandbox(t: TestContext): Promise<Box> {
 
 /** `coffer mcp` spawned raw (no SDK client): what it writes, and how it ended. */
 function spawnMcp(t: TestContext, box: Box, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', TSX, CLI, 'mcp'], {
+  const child = spawn(process.execPath, cofferArgs(['mcp']), {
     cwd: box.dir,
     env: { ...box.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -93,7 +90,7 @@ test('the SDK client drives coffer mcp over stdio; results equal REST afterwards
   const box = await sandbox(t)
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', TSX, CLI, 'mcp'],
+    args: cofferArgs(['mcp']),
     cwd: box.dir,
     env: box.env,
     stderr: 'pipe',

@@ -11,7 +11,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { startReceiver } from './fakes/receiver.js'
@@ -26,8 +25,8 @@ import { eventsAfter, headSequence } from './helpers/ledger.js'
 import { toolOk } from './helpers/mcp.js'
 import { SseClient } from './helpers/sse.js'
 import { writeFolders } from './sync-helpers.js'
+import { CHECKOUT, cofferArgs } from './helpers/program.js'
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const TOKEN = 'multi-process-token-0123456789abcdef'
 const CHILD_TIMEOUT_MS = 180_000
 
@@ -61,9 +60,9 @@ process.on('exit', () => rmSync(CONFIG_DIR, { recursive: true, force: true }))
 /** Runs `coffer <args>` from source in another process, without blocking this one. */
 function coffer(args: string[], env: Record<string, string>): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const argv = ['--import', 'tsx', 'src/cli.ts', ...args, '--config', NO_CONFIG]
+    const argv = cofferArgs([...args, '--config', NO_CONFIG])
     const child = spawn(process.execPath, argv, {
-      cwd: ROOT,
+      cwd: CHECKOUT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     })
@@ -86,15 +85,11 @@ async function serveProcess(t: TestContext, app: TestAppHandle) {
     SERVICE_SERVER_ADDR: '127.0.0.1:0',
     SERVICE_DASHBOARD_TOKEN: TOKEN,
   })
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli.ts', 'serve', '--config', NO_CONFIG],
-    {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  )
+  const child = spawn(process.execPath, cofferArgs(['serve', '--config', NO_CONFIG]), {
+    cwd: CHECKOUT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()))
   t.after(async () => {
     child.kill('SIGTERM')
@@ -146,8 +141,8 @@ function call(
 async function mcpWrites(app: TestAppHandle): Promise<void> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', 'src/cli.ts', 'mcp', '--config', NO_CONFIG],
-    cwd: ROOT,
+    args: cofferArgs(['mcp', '--config', NO_CONFIG]),
+    cwd: CHECKOUT,
     env: sameDatabase(app),
     stderr: 'ignore',
   })

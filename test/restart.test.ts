@@ -6,15 +6,10 @@
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer, type AddressInfo } from 'node:net'
-import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { ENGINE, processSandbox, requester } from './helpers/app.js'
+import { cofferArgs } from './helpers/program.js'
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const CLI = join(ROOT, 'src', 'cli.ts')
-/** tsx by its resolved URL: the child runs in a temp directory. */
-const TSX = import.meta.resolve('tsx')
 const TOKEN = 'restart-dashboard-token-0123456789'
 /** How long the test waits for a start (a loaded CI machine, tsx compiling). */
 const START_WAIT_MS = 30_000
@@ -39,7 +34,7 @@ function serve(t: TestContext, dir: string, env: Record<string, string>): Served
   for (const [name, value] of Object.entries(process.env)) {
     if (!name.startsWith('SERVICE_')) base[name] = value
   }
-  const child = spawn(process.execPath, ['--import', TSX, CLI, 'serve'], {
+  const child = spawn(process.execPath, cofferArgs(['serve']), {
     cwd: dir,
     env: { ...base, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

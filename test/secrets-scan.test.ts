@@ -26,7 +26,6 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import SqliteDatabase from '../src/db/sqlite-binding.js'
@@ -38,10 +37,8 @@ import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, startFakeDrive } from './fakes/driv
 import { GENESIS_TIME, BLOCK_SECONDS, hashOf, startFakeExplorer } from './fakes/explorer.js'
 import { startReceiver, waitUntil } from './fakes/receiver.js'
 import { startFakeSimplefin } from './fakes/simplefin.js'
+import { cofferArgs } from './helpers/program.js'
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const CLI = join(ROOT, 'src', 'cli.ts')
-const TSX = import.meta.resolve('tsx')
 const DEADLINE_MS = 30_000
 
 // ---------------------------------------------------------------------------
@@ -161,7 +158,7 @@ function childEnv(): NodeJS.ProcessEnv {
 function launch(args: string[], cwd: string): ChildProcess {
   return spawn(
     '/bin/sh',
-    ['-c', 'umask 022 && exec "$@"', 'sh', process.execPath, '--import', TSX, CLI, ...args],
+    ['-c', 'umask 022 && exec "$@"', 'sh', process.execPath, ...cofferArgs(args)],
     { cwd, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
   )
 }

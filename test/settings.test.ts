@@ -8,7 +8,6 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { test, type TestContext } from 'node:test'
 import {
   createSchema,
@@ -22,6 +21,7 @@ import { expectProblem, expectStatus } from './helpers/http.js'
 import { headSequence, problem } from './helpers/ledger.js'
 import { connectMcp, toolFails, toolOk, type Json } from './helpers/mcp.js'
 import { startReceiver } from './fakes/receiver.js'
+import { cofferArgs } from './helpers/program.js'
 
 const TOKEN = 'settings-dashboard-token-0123456789'
 const SECRET = 'explorer-key-never-shown-4f9c2a'
@@ -426,29 +426,24 @@ test('stored settings apply to the other commands too: coffer sync logs in the s
   for (const [name, value] of Object.entries(process.env)) {
     if (!name.startsWith('SERVICE_')) base[name] = value
   }
-  const root = fileURLToPath(new URL('..', import.meta.url))
-  const run = spawnSync(
-    process.execPath,
-    ['--import', import.meta.resolve('tsx'), join(root, 'src', 'cli.ts'), 'sync'],
-    {
-      cwd: box.dir,
-      env: {
-        ...base,
-        SERVICE_DATA_DIR: join(box.dir, 'data'),
-        SERVICE_DATABASE_PATH: join(box.dir, 'coffer.db'),
-        SERVICE_SYNC_INTERVAL: '0',
-        // The environment says text; the stored setting wins.
-        SERVICE_LOG_FORMAT: 'text',
-        SERVICE_LOG_LEVEL: 'debug',
-        ...(box.schema
-          ? { SERVICE_DATABASE_DRIVER: 'postgres', SERVICE_DATABASE_DSN: dsnWithSchema(box.schema) }
-          : {}),
-      },
-      encoding: 'utf8',
-      // Generous: tsx compiles the CLI on a possibly busy machine.
-      timeout: 180_000,
+  const run = spawnSync(process.execPath, cofferArgs(['sync']), {
+    cwd: box.dir,
+    env: {
+      ...base,
+      SERVICE_DATA_DIR: join(box.dir, 'data'),
+      SERVICE_DATABASE_PATH: join(box.dir, 'coffer.db'),
+      SERVICE_SYNC_INTERVAL: '0',
+      // The environment says text; the stored setting wins.
+      SERVICE_LOG_FORMAT: 'text',
+      SERVICE_LOG_LEVEL: 'debug',
+      ...(box.schema
+        ? { SERVICE_DATABASE_DRIVER: 'postgres', SERVICE_DATABASE_DSN: dsnWithSchema(box.schema) }
+        : {}),
     },
-  )
+    encoding: 'utf8',
+    // Generous: tsx compiles the CLI on a possibly busy machine.
+    timeout: 180_000,
+  })
   assert.equal(run.status, 0, run.stderr)
   const lines = run.stderr.split('\n').filter((line) => line.startsWith('{'))
   assert.ok(lines.length > 0, `JSON log lines on stderr:\n${run.stderr}`)

@@ -7,9 +7,7 @@
 // (tsx), as `npm test` runs everything, on the engine under test.
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import SqliteDatabase from '../src/db/sqlite-binding.js'
 import { ShuttingDown } from '../src/errors.js'
@@ -18,11 +16,8 @@ import { mergeBatch, SYNC_UNIT_ROWS } from '../src/sync/merge-batch.js'
 import { zeroCounts } from '../src/sync/runs.js'
 import { ENGINE, POSTGRES_DSN, processSandbox, startTestApp } from './helpers/app.js'
 import { createAccount, createTransaction, csvBatch } from './helpers/ledger.js'
+import { cofferArgs } from './helpers/program.js'
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const CLI = join(ROOT, 'src', 'cli.ts')
-/** tsx by its resolved URL: the child runs in a temp directory. */
-const TSX = import.meta.resolve('tsx')
 /** The bound under test (CONTRACT: shutdown bounded to 10 s), plus slack for process exit. */
 const STOP_BOUND_MS = 12_000
 /**
@@ -124,7 +119,7 @@ interface Server {
 }
 
 function launch(args: string[], box: Sandbox): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], {
+  const child = spawn(process.execPath, cofferArgs(args), {
     cwd: box.dir,
     env: childEnv(box.env),
     stdio: ['ignore', 'pipe', 'pipe'],

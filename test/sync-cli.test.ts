@@ -5,15 +5,9 @@ import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { createSchema, dropSchema, dsnWithSchema, POSTGRES_DSN } from './helpers/app.js'
 import { tempDir, writeFolders } from './sync-helpers.js'
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
-// Run from the test's own directory, never the checkout: a coffer.toml left
-// there by a user must not change what the test sees.
-const TSX = import.meta.resolve('tsx')
-const CLI = join(ROOT, 'src', 'cli.ts')
+import { cofferArgs } from './helpers/program.js'
 
 async function coffer(t: import('node:test').TestContext, folders: unknown[], dir: string) {
   const env: Record<string, string> = {
@@ -30,7 +24,9 @@ async function coffer(t: import('node:test').TestContext, folders: unknown[], di
     env.SERVICE_DATABASE_DSN = dsnWithSchema(schema)
   }
   return (extra: Record<string, string> = {}) =>
-    spawnSync(process.execPath, ['--import', TSX, CLI, 'sync'], {
+    spawnSync(process.execPath, cofferArgs(['sync']), {
+      // From the test's own directory, never the checkout: a coffer.toml left
+      // there by a user must not change what the test sees.
       cwd: dir,
       env: { ...env, ...extra },
       encoding: 'utf8',

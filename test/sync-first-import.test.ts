@@ -7,15 +7,11 @@ import { spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { sql } from 'kysely'
 import type { ServiceContext } from '../src/context.js'
 import { processSandbox, startTestApp } from './helpers/app.js'
 import { allTransactions, startCsvApp, syncNow, writeFolders, type Json } from './sync-helpers.js'
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const TSX = import.meta.resolve('tsx')
-const CLI = join(ROOT, 'src', 'cli.ts')
+import { cofferArgs } from './helpers/program.js'
 
 /** Deferred by a first import on one engine or the other (first-import.ts). */
 const DEFERRABLE = [
@@ -153,7 +149,7 @@ test('a first import killed part-way leaves its indexes listed; the next start b
   for (const [name, value] of Object.entries(process.env)) {
     if (!name.startsWith('SERVICE_')) base[name] = value
   }
-  const child = spawn(process.execPath, ['--import', TSX, CLI, 'sync'], {
+  const child = spawn(process.execPath, cofferArgs(['sync']), {
     cwd: sandbox.dir,
     env: {
       ...base,

@@ -15,10 +15,10 @@ import { test, type TestContext } from 'node:test'
 import { processSandbox, requester, startTestApp, type TestApp } from './helpers/app.js'
 import { expectProblem, expectStatus } from './helpers/http.js'
 import { buildRelease, installsDir, layOutInstall, startFeed } from './fakes/release-feed.js'
+import { cofferArgs } from './helpers/program.js'
 
 const TOKEN = 'update-test-dashboard-token-0123456789'
 const admin = { token: TOKEN }
-const TSX = import.meta.resolve('tsx')
 
 async function freePort(): Promise<number> {
   const server = createServer()
@@ -64,7 +64,7 @@ async function serveInstall(t: TestContext, version: string, feedUrl: string): P
   t.after(() => rmSync(root, { recursive: true, force: true }))
   layOutInstall(root, version)
   const port = await freePort()
-  const child = spawn(process.execPath, ['--import', TSX, join(root, 'src', 'cli.ts'), 'serve'], {
+  const child = spawn(process.execPath, cofferArgs(['serve'], root), {
     cwd: sandbox.dir,
     env: {
       PATH: process.env.PATH,

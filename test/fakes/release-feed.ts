@@ -7,30 +7,30 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import type { TestContext } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import * as tar from 'tar'
-
-export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+import { CHECKOUT, PROGRAM_FILE, PROGRAM_ROOT } from '../helpers/program.js'
 
 /**
  * Lays out an install of this checkout at `version` in `dir`: package.json,
- * tsconfig.json, src/ (run by tsx, as npm test runs everything) and
- * node_modules. `breakCli` makes its program exit at once, a release that
- * never becomes ready.
+ * tsconfig.json, src/ as the tests run it (compiled, or TypeScript run by tsx:
+ * helpers/program.ts) and node_modules. `breakCli` makes its program exit at
+ * once, a release that never becomes ready.
  */
 export function layOutInstall(dir: string, version: string, breakCli = false): void {
   mkdirSync(dir, { recursive: true })
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<
+  const pkg = JSON.parse(readFileSync(join(CHECKOUT, 'package.json'), 'utf8')) as Record<
     string,
     unknown
   >
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...pkg, version }, null, 2))
-  cpSync(join(ROOT, 'tsconfig.json'), join(dir, 'tsconfig.json'))
-  cpSync(join(ROOT, 'src'), join(dir, 'src'), {
+  cpSync(join(CHECKOUT, 'tsconfig.json'), join(dir, 'tsconfig.json'))
+  cpSync(join(PROGRAM_ROOT, 'src'), join(dir, 'src'), {
     recursive: true,
-    filter: (source) => !source.endsWith('.test.ts'),
+    // The compiled tree links its non-TypeScript files to the checkout's.
+    dereference: true,
+    filter: (source) => !/\.test\.[jt]s$/.test(source),
   })
-  if (breakCli) writeFileSync(join(dir, 'src', 'cli.ts'), 'process.exit(3)\n')
+  if (breakCli) writeFileSync(join(dir, PROGRAM_FILE), 'process.exit(3)\n')
   // A release carries its node_modules; this one holds a marker only, and Node
   // finds the packages in this checkout's node_modules, above every test
   // install (installsDir()).
@@ -40,7 +40,7 @@ export function layOutInstall(dir: string, version: string, breakCli = false): v
 
 /** Where test installs live: inside this checkout, so that its node_modules serve them. */
 export function installsDir(): string {
-  const dir = join(ROOT, 'test-artifacts', 'installs')
+  const dir = join(CHECKOUT, 'test-artifacts', 'installs')
   mkdirSync(dir, { recursive: true })
   return dir
 }

@@ -9,14 +9,11 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TestContext } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { requester, type TestApp } from './app.js'
+import { CHECKOUT, cofferArgs } from './program.js'
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const CLI = join(ROOT, 'src/cli.ts')
-const TSX = import.meta.resolve('tsx')
-export const SCREENSHOT_DIR = join(ROOT, 'test-artifacts/screenshots')
+export const SCREENSHOT_DIR = join(CHECKOUT, 'test-artifacts/screenshots')
 
 export const DESKTOP = { width: 1280, height: 860 }
 export const PHONE = { width: 390, height: 844 }
@@ -79,7 +76,7 @@ export async function serve(t: TestContext, env: Record<string, string> = {}): P
     SERVICE_AUTH_MAX_FAILURES: '100000',
     ...env,
   })
-  const child = spawn(process.execPath, ['--import', TSX, CLI, 'serve'], {
+  const child = spawn(process.execPath, cofferArgs(['serve']), {
     cwd: dir,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,13 +1,11 @@
-// The `coffer` program spawned as a user runs it (from its TypeScript source
-// through tsx, as test/sync-cli.test.ts does): one command to completion, or a
-// command left running (`serve`, a long `sync`) with its output collected.
+// The `coffer` program spawned as a user runs it (helpers/program.ts): one
+// command to completion, or a command left running (`serve`, a long `sync`)
+// with its output collected.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import type { TestContext } from 'node:test'
+import { cofferArgs } from './program.js'
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url))
-const TSX = import.meta.resolve('tsx')
-/** Generous: tsx compiles the CLI on a possibly busy machine. */
+/** Generous: a start on a possibly busy machine. */
 const DEADLINE_MS = 120_000
 
 export interface CliRun {
@@ -40,7 +38,7 @@ export function startCli(
   cwd: string,
   options: { terminal?: boolean } = {},
 ): Running {
-  const argv = [process.execPath, '--import', TSX, CLI, ...args]
+  const argv = [process.execPath, ...cofferArgs(args)]
   // util-linux `script` runs the command on a pseudo-terminal (stdout and stderr
   // both reach us through it), as a person at a terminal would see it.
   const [command, ...rest] = options.terminal

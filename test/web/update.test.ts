@@ -8,7 +8,8 @@ import assert from 'node:assert/strict'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
-import { buildRelease, ROOT, startFeed } from '../fakes/release-feed.js'
+import { buildRelease, startFeed } from '../fakes/release-feed.js'
+import { CHECKOUT, PROGRAM_ROOT } from '../helpers/program.js'
 import { closeBrowser, openDashboard, serve } from '../helpers/browser.js'
 
 after(closeBrowser)
@@ -35,7 +36,7 @@ test('update: the checked release, a refused install explained, a read key witho
     SERVICE_UPDATE_URL: feed.url,
   })
   const version = (
-    JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+    JSON.parse(readFileSync(join(CHECKOUT, 'package.json'), 'utf8')) as { version: string }
   ).version
   const dash = await openDashboard(t, server, { token: TOKEN })
   await dash.goto('/update')
@@ -61,7 +62,11 @@ test('update: the checked release, a refused install explained, a read key witho
   await dialog.getByText(/SHA-256 is [0-9a-f]{64}, the feed says/).waitFor()
   await dash.screenshot('update-refused')
   assert.equal(feed.downloads(), 1)
-  assert.equal(existsSync(join(ROOT, '.coffer-update')), false, 'nothing of the download stays')
+  assert.equal(
+    existsSync(join(PROGRAM_ROOT, '.coffer-update')),
+    false,
+    'nothing of the download stays',
+  )
   const status = await server.request('GET', '/api/v1/update', { token: TOKEN })
   assert.equal(status.body.current, version, 'nothing was installed')
 
