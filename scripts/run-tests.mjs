@@ -119,7 +119,7 @@ async function compileSuite() {
   const sources = new Map(COMPILED_TREES.map((tree) => [tree, []]))
   const link = (path) => {
     const target = join(out, path)
-    if (existsSync(target) || isLink(target)) return
+    if (lstatSync(target, { throwIfNoEntry: false })) return
     mkdirSync(dirname(target), { recursive: true })
     symlinkSync(relative(dirname(target), join(root, path)), target)
   }
@@ -162,11 +162,7 @@ async function compileSuite() {
 }
 
 function isLink(path) {
-  try {
-    return lstatSync(path).isSymbolicLink()
-  } catch {
-    return false
-  }
+  return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() ?? false
 }
 
 await compileSuite()
