@@ -27,6 +27,7 @@ import {
 import { searchWith, type SearchPlan } from '../src/search/service.js'
 import { searchTuning } from '../src/search/stream.js'
 import { loadSubjects } from '../src/search/subjects.js'
+import { ROW_HASH_ID } from '../src/search/row-hash-ids.js'
 import { indexAllQueuedDocuments } from '../src/search/indexer.js'
 import type { SortOrder } from '../src/page.js'
 import { ENGINE, startTestApp } from './helpers/app.js'
@@ -105,6 +106,9 @@ const WORDS = [
   'ſtarbucks',
   'Starbucks',
   'seattle',
+  'cafe',
+  '2024',
+  'sv:',
 ]
 const AMOUNTS = [
   '0',
@@ -196,7 +200,8 @@ async function buildLedger(ctx: ServiceContext, rand: () => number): Promise<voi
     ids.push(tx.id)
   }
   const synced = Array.from({ length: 40 }, (_, i) => ({
-    id: `csv:row${i}`,
+    // Half in the CSV source's shape, which search looks for apart (row-hash-ids.ts).
+    id: i % 2 === 0 ? `csv:row${i}` : rowHashId(rand),
     account_id: 'csv:checking',
     amount: pick(rand, AMOUNTS),
     date: pick(rand, DATES),
@@ -253,11 +258,19 @@ async function buildLedger(ctx: ServiceContext, rand: () => number): Promise<voi
   await updateAccount(ctx, accounts[1]!.id, { name: 'İstanbul café' })
 }
 
+/** An id of the CSV source's shape: `csv:` and 32 lowercase hex digits. */
+function rowHashId(rand: () => number): string {
+  let hex = ''
+  for (let i = 0; i < 32; i++) hex += '0123456789abcdef'[Math.floor(rand() * 16)]
+  return `csv:${hex}`
+}
+
 function atom(rand: () => number, ids: readonly string[]): string {
   const op = () => pick(rand, ['', '=', '!=', '<', '<=', '>', '>='])
   const keyedOp = () => pick(rand, ['=', '!=', '~'])
   const word = () => {
-    const w = pick(rand, WORDS)
+    // Now and then a piece of an id: its prefix, its hex digits or both.
+    const w = rand() < 0.15 ? pick(rand, ids) : pick(rand, WORDS)
     // Substrings too, and the odd case change.
     const start = Math.floor(rand() * w.length)
     const part = rand() < 0.5 ? w : w.slice(start, start + 2 + Math.floor(rand() * 5)) || w
@@ -379,6 +392,20 @@ test('narrowed search returns exactly what the matcher returns over every row', 
   // Needles the old documents matched across an extension's key and value, or
   // inside a JSON escape; U+017F, which FTS5 folds to "s".
   fixed.push('u0001', '"rate 10"', '"deductible true"', 'nbreak', 'starbucks', 'tar', 'stanbul')
+  // Row hash ids, which the documents do not hold (row-hash-ids.ts): pieces of
+  // one, across its prefix, as a field, negated, and in upper case.
+  const hashed = ids.find((id) => ROW_HASH_ID.test(id))
+  assert.ok(hashed)
+  fixed.push(
+    `"${hashed}"`,
+    hashed.slice(7, 13),
+    `"${hashed.slice(1, 8).toUpperCase()}"`,
+    `id:${hashed.slice(20)}`,
+    `-${hashed.slice(10, 14)}`,
+    `NOT id:"${hashed.slice(2, 6)}"`,
+    '"csv:"',
+    `"v:${hashed.slice(4, 5)}"`,
+  )
   const plans: Record<SearchPlan, number> = { sql: 0, matcher: 0 }
   const search = observedSearch(ctx, plans)
   const saved = { ...searchTuning }

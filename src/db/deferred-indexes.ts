@@ -10,11 +10,13 @@
 // that an import that dies part-way leaves the list of what to build; building
 // runs whatever the list holds, at the load's end or at the next start. Queries
 // give the same answers without the indexes, only slower while they are gone.
+import { once } from 'node:events'
+import type { Worker } from 'node:worker_threads'
 import { sql } from 'kysely'
 import type { Logger } from 'pino'
 import type { Db } from './connect.js'
 import { dialectOf, type DbExecutor } from './schema.js'
-import type { IndexBuildResult, IndexBuildSetup } from './index-build-worker.js'
+import type { IndexBuildRequest, IndexBuildResult, IndexBuildSetup } from './index-build-worker.js'
 import { besideModule, startModuleWorker } from '../worker-module.js'
 
 interface IndexDefinition {
@@ -87,20 +89,26 @@ export async function buildDeferredIndexes(
     .orderBy('name')
     .execute()
   let built = 0
-  for (const { name, table_name } of listed) {
-    beforeEach()
-    const started = performance.now()
-    const offThread =
-      sqliteFile !== null && (await sqliteRowsAbout(db, table_name)) >= OFF_THREAD_FROM_ROWS
-    const done = offThread
-      ? await buildInWorker({ path: sqliteFile, name })
-      : await buildOnConnection(db, name)
-    if (!done) continue
-    built++
-    log.debug(
-      { index: name, ms: Math.round(performance.now() - started), off_thread: offThread },
-      'db: built a deferred index',
-    )
+  // Started for the first index built off the event loop, and kept for the rest.
+  let thread: IndexBuildThread | null = null
+  try {
+    for (const { name, table_name } of listed) {
+      beforeEach()
+      const started = performance.now()
+      const offThread =
+        sqliteFile !== null && (await sqliteRowsAbout(db, table_name)) >= OFF_THREAD_FROM_ROWS
+      const done = offThread
+        ? await (thread ??= new IndexBuildThread({ path: sqliteFile })).build(name)
+        : await buildOnConnection(db, name)
+      if (!done) continue
+      built++
+      log.debug(
+        { index: name, ms: Math.round(performance.now() - started), off_thread: offThread },
+        'db: built a deferred index',
+      )
+    }
+  } finally {
+    await thread?.close()
   }
   return built
 }
@@ -149,22 +157,55 @@ async function buildOnConnection(db: Db, name: string): Promise<boolean> {
 
 const WORKER_URL = besideModule(import.meta.url, 'index-build-worker')
 
-/** One listed index, by index-build-worker.ts; answers whether it was still listed. */
-function buildInWorker(setup: IndexBuildSetup): Promise<boolean> {
-  return new Promise((resolve, reject) => {
-    const worker = startModuleWorker(WORKER_URL, { workerData: setup })
-    let answered = false
-    worker.once('message', (result: IndexBuildResult) => {
-      answered = true
-      if ('error' in result) reject(new Error(`building index ${setup.name}: ${result.error}`))
-      else resolve(result.built)
+/**
+ * A worker thread (index-build-worker.ts) that builds listed indexes one at a
+ * time on its own connection, opened once for the whole build.
+ */
+class IndexBuildThread {
+  private readonly worker: Worker
+  private waiting: {
+    name: string
+    resolve: (built: boolean) => void
+    reject: (error: Error) => void
+  } | null = null
+  /** Why the thread can build no more (it failed or stopped). */
+  private broken: Error | null = null
+
+  constructor(setup: IndexBuildSetup) {
+    this.worker = startModuleWorker(WORKER_URL, { workerData: setup })
+    this.worker.on('message', (result: IndexBuildResult) => {
+      const waiting = this.waiting
+      this.waiting = null
+      if (!waiting) return
+      if ('error' in result)
+        waiting.reject(new Error(`building index ${waiting.name}: ${result.error}`))
+      else waiting.resolve(result.built)
     })
-    worker.once('error', (error) => {
-      answered = true
-      reject(error)
+    this.worker.on('error', (error) => this.stop(error))
+    this.worker.on('exit', () => this.stop(new Error('the index build thread stopped')))
+  }
+
+  /** Builds `name` if it is still listed; answers whether it was. */
+  build(name: string): Promise<boolean> {
+    if (this.broken) return Promise.reject(this.broken)
+    return new Promise((resolve, reject) => {
+      this.waiting = { name, resolve, reject }
+      this.worker.postMessage(name satisfies IndexBuildRequest)
     })
-    worker.once('exit', () => {
-      if (!answered) reject(new Error(`building index ${setup.name}: the worker stopped`))
-    })
-  })
+  }
+
+  /** Closes the thread's connection and waits for it to end. */
+  async close(): Promise<void> {
+    if (this.broken) return
+    const exited = once(this.worker, 'exit')
+    this.worker.postMessage(null satisfies IndexBuildRequest)
+    await exited
+  }
+
+  private stop(error: Error): void {
+    this.broken ??= error
+    const waiting = this.waiting
+    this.waiting = null
+    waiting?.reject(new Error(`building index ${waiting.name}: ${error.message}`))
+  }
 }

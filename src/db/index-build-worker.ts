@@ -1,30 +1,28 @@
-// Builds one deferred index (deferred-indexes.ts) on a connection of its own in
-// a worker thread: a CREATE INDEX over a million rows sorts for seconds inside
+// Builds deferred indexes (deferred-indexes.ts) on a connection of its own in a
+// worker thread: a CREATE INDEX over a million rows sorts for seconds inside
 // one synchronous SQLite call, which on the service's connection would hold the
 // event loop (every request, the health check) that long. The write lock is
 // SQLite's either way; the main thread's writers wait for it as they wait for
-// another process.
+// another process. One thread and connection serve a whole build: each index
+// name posted is built and answered in turn, and null closes.
 import { parentPort, workerData } from 'node:worker_threads'
 import { prepareSqliteConnection } from './connect.js'
-import SqliteDatabase from './sqlite-binding.js'
+import SqliteDatabase, { type SqliteConnection } from './sqlite-binding.js'
 
 export interface IndexBuildSetup {
   path: string
-  name: string
 }
+
+/** Posted to the thread: the next index to build, or null to close. */
+export type IndexBuildRequest = string | null
 
 export type IndexBuildResult = { built: boolean } | { error: string }
 
 /** How long the build waits for the write lock (a unit of the service's in front of it). */
 const LOCK_WAIT_MS = 60_000
 
-function build({ path, name }: IndexBuildSetup): IndexBuildResult {
-  const conn = new SqliteDatabase(path)
+function build(conn: SqliteConnection, name: string): IndexBuildResult {
   try {
-    // The usual page cache: a bulk-sized one built no faster (its sort spills to
-    // temporary files either way) and cost 60 MiB more at a million rows.
-    prepareSqliteConnection(conn)
-    conn.pragma(`busy_timeout = ${LOCK_WAIT_MS}`)
     conn.exec('begin immediate')
     try {
       // Read under the write lock: another process may have built it meanwhile.
@@ -46,9 +44,20 @@ function build({ path, name }: IndexBuildSetup): IndexBuildResult {
     }
   } catch (error) {
     return { error: error instanceof Error ? error.message : String(error) }
-  } finally {
-    conn.close()
   }
 }
 
-parentPort!.postMessage(build(workerData as IndexBuildSetup))
+const { path } = workerData as IndexBuildSetup
+const conn = new SqliteDatabase(path)
+// The usual page cache: a bulk-sized one built no faster (its sort spills to
+// temporary files either way) and cost 60 MiB more at a million rows.
+prepareSqliteConnection(conn)
+conn.pragma(`busy_timeout = ${LOCK_WAIT_MS}`)
+parentPort!.on('message', (request: IndexBuildRequest) => {
+  if (request === null) {
+    conn.close()
+    parentPort!.close()
+    return
+  }
+  parentPort!.postMessage(build(conn, request))
+})

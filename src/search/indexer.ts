@@ -20,6 +20,7 @@ import type { DbExecutor } from '../db/schema.js'
 import type { JsonValue, TransactionJson } from '../ledger/json.js'
 import { fixedBatches, QueueDrainer, type DrainedBatch } from './drainer.js'
 import { extensionText } from './match.js'
+import { ROW_HASH_ID_GLOB } from './row-hash-ids.js'
 import type { Ledger } from '../ledger/mutate.js'
 import type { WriteStep } from '../ledger/unit-of-work.js'
 
@@ -79,6 +80,11 @@ function documentTextSql(expression: string): string {
   let out = expression
   for (const [from, to] of DOCUMENT_TEXT_REWRITES) out = `replace(${out}, '${from}', '${to}')`
   return out
+}
+
+/** SQL: a transaction id as its text document holds it: none for a row hash id (row-hash-ids.ts). */
+function documentIdSql(expression: string): string {
+  return `(case when ${expression} glob '${ROW_HASH_ID_GLOB}' then null else ${documentTextSql(expression)} end)`
 }
 
 /** A text that may be null, as its document holds it. */
@@ -146,7 +152,7 @@ export async function insertNewDocuments(
     await sql`insert into search_documents (n, transaction_id)
       select ${after} + key + 1, value ->> 0 from json_each(${documents})`.execute(db)
     await sql`insert into search_text (rowid, description, payee, memo, id)
-      select ${after} + key + 1, value ->> 1, value ->> 2, value ->> 3, ${sql.raw(documentTextSql('value ->> 0'))}
+      select ${after} + key + 1, value ->> 1, value ->> 2, value ->> 3, ${sql.raw(documentIdSql('value ->> 0'))}
       from json_each(${documents})`.execute(db)
     // Most imported rows have no keys: they get no keys document.
     await sql`insert into search_keys (rowid, labels, extensions)
@@ -233,7 +239,7 @@ export function indexQueuedDocuments(
       select id from transactions where id in ${batchIds}`.execute(trx)
     await sql`insert into search_text (rowid, description, payee, memo, id)
       select d.n, ${sql.raw(documentTextSql('t.description'))}, ${sql.raw(documentTextSql('t.payee'))},
-        ${sql.raw(documentTextSql('t.memo'))}, ${sql.raw(documentTextSql('t.id'))}
+        ${sql.raw(documentTextSql('t.memo'))}, ${sql.raw(documentIdSql('t.id'))}
       from search_documents d join transactions t on t.id = d.transaction_id
       where d.transaction_id in ${batchIds}`.execute(trx)
     await insertKeysDocuments(trx, batchIds)

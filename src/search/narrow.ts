@@ -19,6 +19,7 @@ import type { Bound, Interval, QueryNode } from './ast.js'
 import { MAX_QUERY_TERMS } from './parse.js'
 import { COMPARE_DECIMAL_SQL } from '../db/connect.js'
 import { inList } from '../db/in-list.js'
+import { rowHashIdNumbers } from './row-hash-ids.js'
 
 export interface Narrowing {
   /** null: no narrowing (every row passes). */
@@ -312,7 +313,7 @@ export class Narrower {
     if (this.searchDocuments) {
       const phrase = segments.map((s) => `"${s}"`).join(' AND ')
       return this.idsIn(
-        sql`${SEARCH_DOCUMENT_IDS(DOCUMENT_NUMBERS(phrase))} union ${byAccount}`,
+        sql`${SEARCH_DOCUMENT_IDS(withRowHashIds(DOCUMENT_NUMBERS(phrase), node))} union ${byAccount}`,
         false,
       )
     }
@@ -355,10 +356,11 @@ export class Narrower {
     const queued = text.queuedMatching(node)
     if (queued === null) return null
     const phrase = `"${node.needle.replaceAll('"', '""')}"`
-    const found =
+    const indexed =
       node.kind === 'field_text'
         ? TEXT_NUMBERS(`${node.field} : ${phrase}`)
         : DOCUMENT_NUMBERS(phrase)
+    const found = withRowHashIds(indexed, node)
     const documents = sql`select d.transaction_id from search_documents d where d.n in (${found}) and d.transaction_id not in (${QUEUED_IDS})`
     return queued.length === 0
       ? documents
@@ -400,7 +402,7 @@ export class Narrower {
       // The trigram index finds the rows; LIKE on the column then keeps this field's.
       const phrase = segments.map((s) => `${field} : "${s}"`).join(' AND ')
       return {
-        where: sql<SqlBool>`(transactions.id in (${SEARCH_DOCUMENT_IDS(TEXT_NUMBERS(phrase))}) and ${column})`,
+        where: sql<SqlBool>`(transactions.id in (${SEARCH_DOCUMENT_IDS(withRowHashIds(TEXT_NUMBERS(phrase), node))}) and ${column})`,
         exact: false,
       }
     }
@@ -530,6 +532,17 @@ const TEXT_NUMBERS = (query: string) =>
  */
 const DOCUMENT_NUMBERS = (phrase: string) =>
   sql`${TEXT_NUMBERS(phrase)} union select rowid from search_keys where search_keys match ${phrase}`
+
+/**
+ * SQLite: the document numbers `numbers` selects for a text term, plus those
+ * of the row hash ids that hold its needle where the term reads ids: the
+ * documents do not hold those ids (row-hash-ids.ts).
+ */
+function withRowHashIds(numbers: RawBuilder<unknown>, node: TextNode): RawBuilder<unknown> {
+  const readsIds = node.kind === 'text' || node.field === 'id'
+  const inIds = readsIds ? rowHashIdNumbers(node.needle) : null
+  return inIds ? sql`${numbers} union ${inIds}` : numbers
+}
 
 /**
  * SQLite: the transactions queued for (re)indexing (src/search/indexer.ts),

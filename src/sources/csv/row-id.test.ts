@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { test } from 'node:test'
+import { ROW_HASH_ID } from '../../search/row-hash-ids.js'
 import { csvRowId } from './row-id.js'
 
 const base = {
@@ -24,7 +25,8 @@ test('the recipe of docs/csv.md, pinned', () => {
   ])
   const expected = `csv:${createHash('sha256').update(key).digest('hex').slice(0, 32)}`
   assert.equal(csvRowId(base), expected)
-  assert.match(csvRowId(base), /^csv:[0-9a-f]{32}$/)
+  // The shape search keeps out of its trigram documents (search/row-hash-ids.ts).
+  assert.match(csvRowId(base), ROW_HASH_ID)
 })
 
 test('a fixed value, so a change of the recipe fails here', () => {
