@@ -10,7 +10,6 @@
 // that an import that dies part-way leaves the list of what to build; building
 // runs whatever the list holds, at the load's end or at the next start. Queries
 // give the same answers without the indexes, only slower while they are gone.
-import { once } from 'node:events'
 import type { Worker } from 'node:worker_threads'
 import { sql } from 'kysely'
 import type { Logger } from 'pino'
@@ -194,12 +193,18 @@ class IndexBuildThread {
     })
   }
 
-  /** Closes the thread's connection and waits for it to end. */
+  /**
+   * Closes the thread's connection; the thread then ends on its own (its
+   * teardown is nobody's wait: a busy event loop heard of its exit seconds late).
+   */
   async close(): Promise<void> {
     if (this.broken) return
-    const exited = once(this.worker, 'exit')
+    const closed = new Promise<boolean>((resolve, reject) => {
+      this.waiting = { name: '(closing)', resolve, reject }
+    })
     this.worker.postMessage(null satisfies IndexBuildRequest)
-    await exited
+    await closed
+    this.worker.unref()
   }
 
   private stop(error: Error): void {

@@ -13,7 +13,7 @@ export interface IndexBuildSetup {
   path: string
 }
 
-/** Posted to the thread: the next index to build, or null to close. */
+/** Posted to the thread: the next index to build, or null to close (answered once closed). */
 export type IndexBuildRequest = string | null
 
 export type IndexBuildResult = { built: boolean } | { error: string }
@@ -56,6 +56,7 @@ conn.pragma(`busy_timeout = ${LOCK_WAIT_MS}`)
 parentPort!.on('message', (request: IndexBuildRequest) => {
   if (request === null) {
     conn.close()
+    parentPort!.postMessage({ built: false } satisfies IndexBuildResult)
     parentPort!.close()
     return
   }
