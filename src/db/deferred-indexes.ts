@@ -163,7 +163,7 @@ const WORKER_URL = besideModule(import.meta.url, 'index-build-worker')
 class IndexBuildThread {
   private readonly worker: Worker
   private waiting: {
-    name: string
+    doing: string
     resolve: (built: boolean) => void
     reject: (error: Error) => void
   } | null = null
@@ -176,8 +176,7 @@ class IndexBuildThread {
       const waiting = this.waiting
       this.waiting = null
       if (!waiting) return
-      if ('error' in result)
-        waiting.reject(new Error(`building index ${waiting.name}: ${result.error}`))
+      if ('error' in result) waiting.reject(new Error(`${waiting.doing}: ${result.error}`))
       else waiting.resolve(result.built)
     })
     this.worker.on('error', (error) => this.stop(error))
@@ -186,11 +185,7 @@ class IndexBuildThread {
 
   /** Builds `name` if it is still listed; answers whether it was. */
   build(name: string): Promise<boolean> {
-    if (this.broken) return Promise.reject(this.broken)
-    return new Promise((resolve, reject) => {
-      this.waiting = { name, resolve, reject }
-      this.worker.postMessage(name satisfies IndexBuildRequest)
-    })
+    return this.ask(name, `building index ${name}`)
   }
 
   /**
@@ -199,18 +194,23 @@ class IndexBuildThread {
    */
   async close(): Promise<void> {
     if (this.broken) return
-    const closed = new Promise<boolean>((resolve, reject) => {
-      this.waiting = { name: '(closing)', resolve, reject }
-    })
-    this.worker.postMessage(null satisfies IndexBuildRequest)
-    await closed
+    await this.ask(null, 'closing the index build thread')
     this.worker.unref()
+  }
+
+  /** Posts one request and waits for its answer; `doing` names it in errors. */
+  private ask(request: IndexBuildRequest, doing: string): Promise<boolean> {
+    if (this.broken) return Promise.reject(this.broken)
+    return new Promise((resolve, reject) => {
+      this.waiting = { doing, resolve, reject }
+      this.worker.postMessage(request)
+    })
   }
 
   private stop(error: Error): void {
     this.broken ??= error
     const waiting = this.waiting
     this.waiting = null
-    waiting?.reject(new Error(`building index ${waiting.name}: ${error.message}`))
+    waiting?.reject(new Error(`${waiting.doing}: ${error.message}`))
   }
 }

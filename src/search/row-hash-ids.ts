@@ -20,7 +20,7 @@ export const ROW_HASH_ID = /^csv:[0-9a-f]{32}$/
  * Whether a lower-cased needle could lie in a row hash id: every character is
  * one of the id's ("csv:" and hex digits) and it is no longer than one.
  */
-export function mayLieInRowHashId(needle: string): boolean {
+function mayLieInRowHashId(needle: string): boolean {
   return needle.length <= 36 && /^[0-9a-f:sv]+$/.test(needle)
 }
 
