@@ -26,6 +26,7 @@ import { ROUTES } from './routes.js'
 import { securityHeaders } from './security-headers.js'
 import { SseStreams } from './sse.js'
 import type { App } from './types.js'
+import { serializersOnFirstUse } from './serialization.js'
 import { validatorCompiler } from './validation.js'
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
@@ -91,6 +92,7 @@ export async function buildHttpServer(
     // (log.access), with the query's values dropped.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
+    schemaController: { compilersFactory: { buildSerializer: serializersOnFirstUse } },
     return503OnClosing: true,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     requestTimeout,

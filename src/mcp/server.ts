@@ -16,7 +16,6 @@ import {
   type CallToolResult,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js'
-import type { ValidateFunction } from 'ajv'
 import { Invalid } from '../errors.js'
 import { JSON_DEPTH_DETAIL, jsonValueTooDeep } from '../schemas/json-depth.js'
 import { toProblem } from '../http/problem.js'
@@ -31,10 +30,11 @@ const VERSION = (
 ).version
 
 interface CompiledTool extends Tool {
-  validate: ValidateFunction
+  validate: ReturnType<typeof compileStrict>
 }
 
-// Compiled once per process: every HTTP request builds a fresh Server.
+// One validator per tool per process (each compiled at its first call): every
+// HTTP request builds a fresh Server.
 const COMPILED = new Map<string, CompiledTool>(
   TOOLS.map((t) => [t.name, { ...t, validate: compileStrict(t.inputSchema) }]),
 )

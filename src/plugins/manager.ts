@@ -285,7 +285,7 @@ export class PluginManager {
       throw new BadGateway(`plugin ${name}: ${hook} failed (${outcome.status}): ${outcome.message}`)
     }
     try {
-      const page = checkPage(outcome.value)
+      const page = await checkPage(outcome.value)
       await this.health.record(plugin, 'ok', null)
       return { name, page }
     } catch (error) {

@@ -2,7 +2,6 @@
 // block by block against the vocabulary and its bounds before anything is
 // answered. A page that does not pass is the plugin's error (502), never shown
 // half; the message says which block and why.
-import Value from 'typebox/value'
 import { PluginPage } from '../schemas/plugins.js'
 import type { Static } from 'typebox'
 
@@ -26,8 +25,11 @@ export class PageError extends Error {
   override name = 'PageError'
 }
 
-/** The page a hook returned, checked; throws PageError naming the first problem. */
-export function checkPage(value: unknown): Page {
+/** typebox's value module (some 300 files) loads at the first page checked, not at every start. */
+let valueModule: Promise<typeof import('typebox/value')> | undefined
+
+/** The page a hook returned, checked; rejects with a PageError naming the first problem. */
+export async function checkPage(value: unknown): Promise<Page> {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new PageError('the hook returned no page: expected {title, blocks}')
   const size = Buffer.byteLength(JSON.stringify(value))
@@ -43,6 +45,7 @@ export function checkPage(value: unknown): Page {
         throw new PageError(`blocks[${i}]: unknown block type ${JSON.stringify(type ?? null)}`)
     })
   }
+  const { default: Value } = await (valueModule ??= import('typebox/value'))
   const page = Value.Clean(PluginPage, structuredClone(value))
   const error = Value.Errors(PluginPage, page)[0]
   if (error) {

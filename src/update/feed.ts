@@ -3,7 +3,7 @@
 // Read with a bound on time and size, checked against its schema; a feed that
 // does not match is an error naming what is wrong, never a half-read release.
 import Type, { type Static } from 'typebox'
-import { Ajv } from 'ajv'
+import { Ajv, type ValidateFunction } from 'ajv'
 import semver from 'semver'
 
 const MAX_FEED_BYTES = 1024 * 1024
@@ -26,7 +26,8 @@ const Feed = Type.Object({
 export type ReleaseAsset = Static<typeof Asset>
 export type ReleaseFeed = Static<typeof Feed>
 
-const checkFeed = new Ajv({ allErrors: false, strict: false }).compile<ReleaseFeed>(Feed)
+/** Compiled at the first feed read, not at every start of the service. */
+let checkFeed: ValidateFunction<ReleaseFeed> | undefined
 
 /** `<os>-<arch>` as Node names them: the platform of this process's assets. */
 export function currentPlatform(): string {
@@ -68,6 +69,7 @@ export async function fetchFeed(url: string, signal?: AbortSignal): Promise<Rele
   } catch {
     throw new FeedError('the release feed is not JSON')
   }
+  checkFeed ??= new Ajv({ allErrors: false, strict: false }).compile<ReleaseFeed>(Feed)
   if (!checkFeed(parsed)) {
     const first = checkFeed.errors?.[0]
     const where = first?.instancePath || '/'
