@@ -18,6 +18,7 @@ import { summaryDaysStep } from './search/rollups.js'
 import { SearchPool } from './search/pool/pool.js'
 import { PluginService } from './plugins/index.js'
 import { applyStoredSettings, Settings } from './settings/service.js'
+import { StartupError } from './startup-error.js'
 import { SyncService } from './sync/index.js'
 import { UpdateService, type RestartRequest } from './update/index.js'
 import { WebhookDelivery } from './webhooks/index.js'
@@ -46,10 +47,6 @@ export async function openServiceContext(
   ctx.ledger.registerWriteStep(summaryDaysStep)
   ctx.ledger.registerWriteStep(rulesOnNewTransactions(ctx.log))
   return ctx
-}
-
-export class StartupError extends Error {
-  override name = 'StartupError'
 }
 
 export interface StartOptions {

@@ -11,6 +11,7 @@ import type { RunningApp } from './app.js'
 import { generateDashboardToken } from './auth/dashboard-token.js'
 import { ConfigError, defaultConfigPath, loadConfig, type LoadResult } from './config/index.js'
 import { commandLogger, createLogger } from './log.js'
+import { StartupError } from './startup-error.js'
 import { relaunch, reportListening } from './supervisor/index.js'
 import type { RestartRequest } from './update/index.js'
 
@@ -251,8 +252,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code
   },
   (error: unknown) => {
-    // By name: app.ts, where StartupError lives, is loaded only by the commands that start the services.
-    if (error instanceof ConfigError || (error instanceof Error && error.name === 'StartupError')) {
+    if (error instanceof ConfigError || error instanceof StartupError) {
       console.error(`coffer: ${error.message}`)
     } else if (
       error instanceof Error &&

@@ -13,7 +13,7 @@ const fastJsonStringify = SerializerSelector()
  * answers anything: about 0.1 s of CPU at each `coffer serve` start (and each
  * restart, and each app a test builds), mostly for answers that process never
  * gives. The output is the same serialiser's, so what a response holds does not
- * change.
+ * change; every schema is still compiled in CI (schemas-compile.test.ts).
  */
 export const serializersOnFirstUse: SerializerFactory = (externalSchemas, options) => {
   const compile = fastJsonStringify(externalSchemas, options)

@@ -46,14 +46,15 @@ function forValidation(schema: unknown): unknown {
   return copy
 }
 
-type Validate = ((data: unknown) => boolean) & { errors?: unknown[] | null }
+/** A compiled validator: what ajv answers, and why not in `errors`. */
+export type Validate = ((data: unknown) => boolean) & { errors?: unknown[] | null }
 
 /**
  * A validator compiled at its first call. Every process that loads the routes or
  * the MCP tools (`coffer serve`, `mcp`, each restart) would otherwise compile
  * every schema before it answers anything: about 0.2 s of CPU at each start,
- * most of it for routes that process never sees. A schema ajv refuses still
- * fails loudly, at that route's first request (the fuzz tests call every one).
+ * most of it for routes that process never sees. Every schema is still
+ * compiled in CI (schemas-compile.test.ts), so none first fails on a request.
  */
 function compiledOnFirstUse(compile: () => Validate): Validate {
   let compiled: Validate | undefined

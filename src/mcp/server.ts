@@ -20,7 +20,7 @@ import { Invalid } from '../errors.js'
 import { JSON_DEPTH_DETAIL, jsonValueTooDeep } from '../schemas/json-depth.js'
 import { toProblem } from '../http/problem.js'
 import { findNul } from '../http/nul.js'
-import { compileStrict } from '../http/validation.js'
+import { compileStrict, type Validate } from '../http/validation.js'
 import { TOOLS, type Tool, type ToolDeps } from './tools.js'
 
 const VERSION = (
@@ -30,7 +30,7 @@ const VERSION = (
 ).version
 
 interface CompiledTool extends Tool {
-  validate: ReturnType<typeof compileStrict>
+  validate: Validate
 }
 
 // One validator per tool per process (each compiled at its first call): every
