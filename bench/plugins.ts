@@ -9,6 +9,7 @@
 // one SQLite writer, so the import it runs beside is slower than one alone).
 import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { setTimeout as delay } from 'node:timers/promises'
 import { sql } from 'kysely'
 import { logHead } from '../src/events/store.js'
@@ -149,6 +150,9 @@ interface ImportLag {
   drainedMs: number
   /** Until, besides, every search document the import and the labels queued was built. */
   searchableMs: number
+  /** The event loop's longest stall while the import ran, and its p99 (what a request waits). */
+  loopMaxMs: number
+  loopP99Ms: number
 }
 
 /**
@@ -168,15 +172,24 @@ async function importLag(plugins: Record<string, string>): Promise<ImportLag> {
     await writeCsv(join(folder, 'export.csv'), IMPORT_ROWS)
     db.ctx.config.csv.folders = checkCsvFolders([{ name: 'Bench', account: 'Bench', path: folder }])
     derived.start()
+    const loop = monitorEventLoopDelay({ resolution: 10 })
+    loop.enable()
     const started = performance.now()
     const run = await (await engine.trigger({ trigger: 'cli', source: null })).done
     const importMs = performance.now() - started
+    loop.disable()
     if (run.status !== 'success') throw new Error(`bench: the CSV sync ended ${run.status}`)
     const head = await logHead(db.ctx.db.kysely)
     for (const name of names) await service.manager.whenHandled(name, head)
     const drainedMs = performance.now() - started
     while ((await queuedSearchDocuments(db)) > 0) await delay(20)
-    return { importMs, drainedMs, searchableMs: performance.now() - started }
+    return {
+      importMs,
+      drainedMs,
+      searchableMs: performance.now() - started,
+      loopMaxMs: loop.max / 1e6,
+      loopP99Ms: loop.percentile(99) / 1e6,
+    }
   } finally {
     await engine.stop()
     await service.stop()
@@ -219,7 +232,8 @@ export async function benchPlugins(): Promise<void> {
   )
 
   const alone = await importLag({})
-  const { importMs, drainedMs, searchableMs } = await importLag({ labeller: LABELLER })
+  const beside = await importLag({ labeller: LABELLER })
+  const { importMs, drainedMs, searchableMs } = beside
   console.log(
     `\n## plugins: a labelling plugin during a ${IMPORT_ROWS}-row CSV import through the sync engine, search indexer running (SQLite)`,
   )
@@ -232,4 +246,11 @@ export async function benchPlugins(): Promise<void> {
   console.log(`  drained / import = ${(drainedMs / importMs).toFixed(2)}×  (target: within 2×)`)
   console.log(`  drained / the import alone = ${(drainedMs / alone.importMs).toFixed(2)}×`)
   console.log(`  searchable / import = ${(searchableMs / importMs).toFixed(2)}×`)
+  for (const [label, lag] of [
+    ['no plugin', alone],
+    ['the labelling plugin running', beside],
+  ] as const)
+    console.log(
+      `  event loop during the import, ${label}: longest stall ${lag.loopMaxMs.toFixed(0)} ms, p99 ${lag.loopP99Ms.toFixed(0)} ms`,
+    )
 }

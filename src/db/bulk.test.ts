@@ -3,12 +3,13 @@
 // short pause, so a plugin catching up with a sync does not shrink the cache and
 // checkpoint the WAL at every short batch.
 import assert from 'node:assert/strict'
+import { statSync } from 'node:fs'
 import { test } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import { sql } from 'kysely'
 import { bareContext } from '../../test/helpers/context.js'
 import { BULK_CACHE_KIB, startBulkWrites } from './bulk.js'
-import { SQLITE_CACHE_KIB } from './connect.js'
+import { checkpointerOf, SQLITE_CACHE_KIB } from './connect.js'
 
 test('bulk-write settings: held while a stretch is open, through a settling pause, and restored after', async (t) => {
   const ctx = await bareContext(t)
@@ -50,4 +51,36 @@ test('bulk-write settings: held while a stretch is open, through a settling paus
   assert.equal(await cacheKib(), BULK_CACHE_KIB, 'another stretch is still open')
   await endA(true)
   assert.deepEqual({ cache: await cacheKib(), checkpoint: await autocheckpoint() }, usual)
+})
+
+test('bulk writes on a SQLite file: a background thread checkpoints after each commit, so the writer never has to', async (t) => {
+  const ctx = await bareContext(t)
+  const db = ctx.db.kysely
+  const checkpointer = checkpointerOf(db)
+  assert.ok(checkpointer, 'a SQLite file gets a checkpoint thread')
+  const path = ctx.config.database.path
+  await sql`create table scratch (payload blob not null)`.execute(db)
+  // Without a stretch, the writer checkpoints by itself; nothing is asked of the thread.
+  const end = await startBulkWrites(db)
+  const before = statSync(path).size
+  // 4 units of 1 MiB each, far below the writer's bulk autocheckpoint (65,536 pages):
+  // their pages reach the database file only if the thread copies them.
+  const payload = Buffer.alloc(4096, 7)
+  for (let unit = 0; unit < 4; unit++) {
+    await db.transaction().execute(async (trx) => {
+      for (let i = 0; i < 256; i++) await sql`insert into scratch values (${payload})`.execute(trx)
+    })
+  }
+  await checkpointer.settled()
+  const grown = statSync(path).size - before
+  assert.ok(grown >= 4 * 1024 * 1024, `the database file grew by ${grown} bytes`)
+  await end()
+  // The usual settings are back, and the data reads back whole.
+  const { rows } = await sql<{ n: number }>`select count(*) as n from scratch`.execute(db)
+  assert.equal(rows[0]!.n, 1024)
+})
+
+test('an in-memory SQLite has no checkpoint thread', async (t) => {
+  const ctx = await bareContext(t, { env: { SERVICE_DATABASE_PATH: ':memory:' } })
+  assert.equal(checkpointerOf(ctx.db.kysely), null)
 })

@@ -5,7 +5,7 @@
 // SQLite statement cache (connect.ts) finds its prepared statement. It runs on the
 // caller's executor, so inside a unit of work it is part of its transaction.
 import { CompiledQuery, sql, type Kysely } from 'kysely'
-import { SQLITE_CACHE_KIB } from './connect.js'
+import { checkpointerOf, SQLITE_CACHE_KIB } from './connect.js'
 import { dialectOf, type Database, type DbExecutor } from './schema.js'
 
 /** SQLite's limit on bound parameters per statement (SQLITE_MAX_VARIABLE_NUMBER). */
@@ -288,6 +288,11 @@ export async function duringBulkWrites<T>(
   }
 }
 
+/** Whether bulk writes go on on `db`: a stretch is open, or one ended moments ago and settles. */
+export function bulkWritesUnderway(db: Kysely<Database>): boolean {
+  return (openBulkStretches.get(db) ?? 0) > 0 || pendingRestores.has(db)
+}
+
 /**
  * duringBulkWrites as a stretch with no fixed extent (a plugin working through a
  * backlog): starts it, answers the function that ends it. Stretches may overlap
@@ -314,6 +319,7 @@ export async function startBulkWrites(
   if (open === 0 && !pending) {
     await sql.raw(`pragma cache_size = -${Math.max(BULK_CACHE_KIB, SQLITE_CACHE_KIB)}`).execute(db)
     await sql.raw(`pragma wal_autocheckpoint = ${BULK_WAL_AUTOCHECKPOINT_PAGES}`).execute(db)
+    checkpointerOf(db)?.activate()
   }
   let ended = false
   return async (immediately = false) => {
@@ -338,15 +344,18 @@ export async function startBulkWrites(
 
 /** The connection's usual page cache and checkpoints, and one checkpoint now, unless a stretch started meanwhile. */
 async function restoreUsualSettings(db: Kysely<Database>): Promise<void> {
+  const stretchOpen = () => (openBulkStretches.get(db) ?? 0) > 0
+  // The background thread copies what the stretch left, off the event loop.
+  const copied = (await checkpointerOf(db)?.deactivate()) ?? false
   // Each step only while no stretch has started since (one may, between them).
   const restore = [
     `pragma wal_autocheckpoint = ${DEFAULT_WAL_AUTOCHECKPOINT_PAGES}`,
     `pragma cache_size = -${SQLITE_CACHE_KIB}`,
     // Passive: never waits for readers; what it cannot copy now, the next commit's does.
-    'pragma wal_checkpoint(passive)',
+    ...(copied ? [] : ['pragma wal_checkpoint(passive)']),
   ]
   for (const statement of restore) {
-    if ((openBulkStretches.get(db) ?? 0) > 0) return
+    if (stretchOpen()) return
     await sql.raw(statement).execute(db)
   }
 }

@@ -19,6 +19,7 @@ import {
 import pg from 'pg'
 import type { Logger } from 'pino'
 import { compareDecimal, DecimalSum, formatScaled } from '../decimal.js'
+import { BackgroundCheckpointer } from './checkpointer.js'
 import { isSqliteLockHeld } from './faults.js'
 import type { Database } from './schema.js'
 import SqliteDatabase, { type SqliteConnection, type SqliteStatement } from './sqlite-binding.js'
@@ -54,13 +55,21 @@ export function sharedSqliteFile(options: DatabaseOptions): string | null {
 
 /** `log` hears of connections lost to the server (PostgreSQL). */
 export function openDatabase(options: DatabaseOptions, log?: Logger): Db {
-  return options.driver === 'postgres' ? openPostgres(options, log) : openSqlite(options)
+  return options.driver === 'postgres' ? openPostgres(options, log) : openSqlite(options, log)
+}
+
+/** The checkpoint thread of each SQLite file handle that can have one (bulk.ts uses it). */
+const checkpointers = new WeakMap<Kysely<Database>, BackgroundCheckpointer>()
+
+/** The background checkpointer of `db`: null on PostgreSQL and for an in-memory SQLite. */
+export function checkpointerOf(db: Kysely<Database>): BackgroundCheckpointer | null {
+  return checkpointers.get(db) ?? null
 }
 
 /** The page cache per connection, in KiB. */
 export const SQLITE_CACHE_KIB = 32 * 1024
 
-function openSqlite(options: DatabaseOptions): Db {
+function openSqlite(options: DatabaseOptions, log?: Logger): Db {
   // The file holds webhook secrets and everyone's money data: it and its -wal
   // and -shm are created 0600 (SQLite gives those the database file's mode), a
   // directory made for it 0700. The umask covers the creation; the chmod also
@@ -87,9 +96,11 @@ function openSqlite(options: DatabaseOptions): Db {
   prepareSqliteConnection(sqlite)
   // The writer waits for another process's lock between short tries (below).
   sqlite.pragma(`busy_timeout = ${WRITE_LOCK_TRY_MS}`)
+  const checkpointer = file ? new BackgroundCheckpointer(options.path, log) : null
   const kysely = new Kysely<Database>({
-    dialect: new WriterSqliteDialect({ database: withStatementCache(sqlite) }),
+    dialect: new WriterSqliteDialect({ database: withStatementCache(sqlite) }, checkpointer),
   })
+  if (checkpointer) checkpointers.set(kysely, checkpointer)
   return {
     kysely,
     dialect: 'sqlite',
@@ -200,6 +211,13 @@ export const COMPARE_DECIMAL_SQL = 'coffer_compare_decimal'
 class WriterSqliteDriver extends SqliteDriver {
   private patient: DatabaseConnection | null = null
 
+  constructor(
+    config: ConstructorParameters<typeof SqliteDriver>[0],
+    private readonly checkpointer: BackgroundCheckpointer | null,
+  ) {
+    super(config)
+  }
+
   override async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await super.acquireConnection()
     this.patient ??= patientConnection(connection)
@@ -208,6 +226,17 @@ class WriterSqliteDriver extends SqliteDriver {
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'))
+  }
+
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await super.commitTransaction(connection)
+    this.checkpointer?.afterCommit()
+  }
+
+  override async destroy(): Promise<void> {
+    // Its connection goes first: the writer's close is the file's last, which checkpoints.
+    await this.checkpointer?.close()
+    await super.destroy()
   }
 }
 
@@ -240,12 +269,15 @@ function patientConnection(connection: DatabaseConnection): DatabaseConnection {
 }
 
 class WriterSqliteDialect extends SqliteDialect {
-  constructor(private readonly writerConfig: ConstructorParameters<typeof SqliteDialect>[0]) {
+  constructor(
+    private readonly writerConfig: ConstructorParameters<typeof SqliteDialect>[0],
+    private readonly checkpointer: BackgroundCheckpointer | null,
+  ) {
     super(writerConfig)
   }
 
   override createDriver(): Driver {
-    return new WriterSqliteDriver(this.writerConfig)
+    return new WriterSqliteDriver(this.writerConfig, this.checkpointer)
   }
 }
 

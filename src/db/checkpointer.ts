@@ -1,0 +1,138 @@
+// SQLite's checkpoints off the event loop while a bulk stretch writes (bulk.ts).
+// The writer's connection checkpoints by itself once the WAL holds
+// wal_autocheckpoint pages, inside the COMMIT that passed it: during an import
+// that is a copy of up to 256 MiB of pages, 0.5-1.4 s with the event loop (and
+// the writes) standing still, several times a minute. Here a thread with its own
+// connection checkpoints instead, after each commit of the stretch, beside the
+// writer: the writer's own checkpoint stays as the fallback should the thread
+// fall behind, and rarely finds anything left to copy.
+import type { Worker } from 'node:worker_threads'
+import type { Logger } from 'pino'
+import { besideModule, startModuleWorker } from '../worker-module.js'
+
+/** A message to the thread: checkpoint now, or close. */
+export type CheckpointRequest = 'checkpoint' | 'close'
+/** The thread's answer to a checkpoint: the WAL's frames and how many are in the database now (-1: none copied this time). */
+export type CheckpointDone = { frames: number; copied: number } | { error: string }
+
+export class BackgroundCheckpointer {
+  private worker: Worker | null = null
+  /** Checkpointing after commits (a bulk stretch is open). */
+  private active = false
+  private inFlight = false
+  /** A commit landed while a checkpoint ran: one more once it is done. */
+  private again = false
+  private failed = false
+  private idleWaiters: Array<() => void> = []
+
+  constructor(
+    private readonly path: string,
+    private readonly log?: Logger,
+  ) {}
+
+  /** Starts checkpointing after commits (the thread starts at the first stretch). */
+  activate(): void {
+    if (this.failed) return
+    this.active = true
+  }
+
+  /**
+   * Stops checkpointing after commits, once a last checkpoint has copied what
+   * the stretch left in the WAL; answers whether it did (else the caller checkpoints).
+   */
+  async deactivate(): Promise<boolean> {
+    this.active = false
+    if (this.failed) return false
+    this.request()
+    await this.idle()
+    return !this.failed
+  }
+
+  /** A unit of work committed: its pages are copied beside the next one. */
+  afterCommit(): void {
+    if (this.active) this.request()
+  }
+
+  async close(): Promise<void> {
+    this.active = false
+    await this.idle()
+    const worker = this.worker
+    this.worker = null
+    if (!worker) return
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()))
+    worker.ref()
+    worker.postMessage('close' satisfies CheckpointRequest)
+    await exited
+  }
+
+  private request(): void {
+    if (this.inFlight) {
+      this.again = true
+      return
+    }
+    const worker = this.started()
+    if (!worker) return
+    this.send(worker)
+  }
+
+  private send(worker: Worker): void {
+    this.inFlight = true
+    // Held while a checkpoint runs: a caller may be waiting for it (idle()).
+    worker.ref()
+    worker.postMessage('checkpoint' satisfies CheckpointRequest)
+  }
+
+  private started(): Worker | null {
+    if (this.worker || this.failed) return this.worker
+    const worker = startModuleWorker(besideModule(import.meta.url, 'checkpoint-worker'), {
+      workerData: { path: this.path },
+    })
+    // A thread waiting for the next commit does not keep the process alive.
+    worker.unref()
+    worker.on('message', (done: CheckpointDone) => this.done(done))
+    worker.on('error', (error) => this.fail(error.message))
+    worker.on('exit', () => {
+      if (this.worker === worker) this.fail('the checkpoint thread ended')
+    })
+    this.worker = worker
+    return worker
+  }
+
+  private done(done: CheckpointDone): void {
+    this.inFlight = false
+    if ('error' in done) return this.fail(done.error)
+    if (this.again && this.worker) {
+      this.again = false
+      return this.send(this.worker)
+    }
+    this.worker?.unref()
+    for (const resolve of this.idleWaiters.splice(0)) resolve()
+  }
+
+  /** The thread cannot checkpoint: the writer's own checkpoints do it all from now on. */
+  private fail(reason: string): void {
+    if (!this.failed)
+      this.log?.warn(
+        { reason },
+        'db: the background checkpoint thread failed; the writer checkpoints',
+      )
+    this.failed = true
+    this.active = false
+    this.inFlight = false
+    this.again = false
+    const worker = this.worker
+    this.worker = null
+    void worker?.terminate()
+    for (const resolve of this.idleWaiters.splice(0)) resolve()
+  }
+
+  /** Resolves once no checkpoint runs or waits to run (tests). */
+  settled(): Promise<void> {
+    return this.idle()
+  }
+
+  private idle(): Promise<void> {
+    if (!this.inFlight) return Promise.resolve()
+    return new Promise((resolve) => this.idleWaiters.push(resolve))
+  }
+}
