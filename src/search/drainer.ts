@@ -19,7 +19,16 @@ export interface QueueDrainerOptions {
   logged: string
   /** What an entry is, for the log line's count. */
   unit: string
+  /**
+   * While true, passes wait (at most HELD_PASS_MS since the last one): for a
+   * queue whose entries the same writes keep queuing again, so that a pass now
+   * would be redone moments later.
+   */
+  holdWhile?: () => boolean
 }
+
+/** The longest a held drainer goes without a pass. */
+export const HELD_PASS_MS = 10_000
 
 export interface DrainedBatch {
   taken: number
@@ -40,6 +49,7 @@ export function fixedBatches(
 export class QueueDrainer {
   private timer: NodeJS.Timeout | null = null
   private running: Promise<void> = Promise.resolve()
+  private lastPass = 0
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -69,8 +79,10 @@ export class QueueDrainer {
 
   /** One pass now; passes never overlap. */
   run(): Promise<void> {
-    const { name, drainOnce, logged, unit } = this.options
+    const { name, drainOnce, logged, unit, holdWhile } = this.options
     this.running = this.running.then(async () => {
+      if (holdWhile?.() && Date.now() - this.lastPass < HELD_PASS_MS) return
+      this.lastPass = Date.now()
       try {
         const started = Date.now()
         const { taken, batches } = await QueueDrainer.drainAll(drainOnce)

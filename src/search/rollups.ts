@@ -12,7 +12,7 @@ import type { DbExecutor } from '../db/schema.js'
 import { DecimalSum, formatScaled, type Scaled } from '../decimal.js'
 import type { Ledger } from '../ledger/mutate.js'
 import type { WriteStep } from '../ledger/unit-of-work.js'
-import { chunksOf } from '../db/bulk.js'
+import { bulkWritesUnderway, chunksOf } from '../db/bulk.js'
 import { QueueDrainer, type DrainedBatch } from './drainer.js'
 
 /** Days rebuilt per write transaction at first (adaptiveRebuild then sizes the batches). */
@@ -288,6 +288,11 @@ export function summaryRollupsDrainer(ctx: ServiceContext): QueueDrainer {
     drainOnce: adaptiveRebuild(ctx.ledger),
     logged: 'summary: rebuilt queued days',
     unit: 'days',
+    // A day is rebuilt from all its transactions, and an import or a plugin
+    // labelling its rows queues every day it touches again and again: rebuilt at
+    // each poll, the days of a 100k-row labelling run were re-summed 115 times.
+    // Summaries read the queued days from the rows meanwhile (exact, slower).
+    holdWhile: () => bulkWritesUnderway(ctx.db.kysely),
   })
 }
 
