@@ -84,3 +84,30 @@ test('an in-memory SQLite has no checkpoint thread', async (t) => {
   const ctx = await bareContext(t, { env: { SERVICE_DATABASE_PATH: ':memory:' } })
   assert.equal(checkpointerOf(ctx.db.kysely), null)
 })
+
+test("a bulk stretch's end waits for its own last checkpoint, not for another stretch that keeps committing", async (t) => {
+  const ctx = await bareContext(t)
+  const db = ctx.db.kysely
+  await sql`create table scratch (payload blob not null)`.execute(db)
+  const payload = Buffer.alloc(4096, 7)
+  const unit = () =>
+    db.transaction().execute(async (trx) => {
+      for (let i = 0; i < 64; i++) await sql`insert into scratch values (${payload})`.execute(trx)
+    })
+  // A sync's stretch ends while a plugin's backlog starts one and commits on and on.
+  const endSync = await startBulkWrites(db)
+  await unit()
+  let ended = false
+  const ending = endSync().then(() => (ended = true))
+  const endPlugin = await startBulkWrites(db, { settleMs: 50 })
+  let units = 0
+  while (!ended && units < 400) {
+    await unit()
+    units++
+    // A plugin's batches come from its worker thread: the event loop turns between them.
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  await ending
+  await endPlugin(true)
+  assert.ok(units < 400, `the sync's end waited for all ${units} of the plugin's units`)
+})

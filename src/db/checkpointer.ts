@@ -23,7 +23,11 @@ export class BackgroundCheckpointer {
   /** A commit landed while a checkpoint ran: one more once it is done. */
   private again = false
   private failed = false
-  private idleWaiters: Array<() => void> = []
+  /** Checkpoints posted to the thread, and answered, so far. */
+  private posted = 0
+  private answered = 0
+  /** Callers waiting for the checkpoint numbered `upTo` to be answered. */
+  private waiters: Array<{ upTo: number; resolve: () => void }> = []
 
   constructor(
     private readonly path: string,
@@ -43,8 +47,12 @@ export class BackgroundCheckpointer {
   async deactivate(): Promise<boolean> {
     this.active = false
     if (this.failed) return false
+    // The next checkpoint to start: one running now may have started before the
+    // stretch's last commit. Only that one is waited for: another stretch's
+    // commits (a plugin's backlog) may keep the thread busy for a long time.
+    const upTo = this.posted + 1
     this.request()
-    await this.idle()
+    await this.answeredUpTo(upTo)
     return !this.failed
   }
 
@@ -55,7 +63,8 @@ export class BackgroundCheckpointer {
 
   async close(): Promise<void> {
     this.active = false
-    await this.idle()
+    this.again = false
+    await this.answeredUpTo(this.posted)
     const worker = this.worker
     this.worker = null
     if (!worker) return
@@ -77,7 +86,8 @@ export class BackgroundCheckpointer {
 
   private send(worker: Worker): void {
     this.inFlight = true
-    // Held while a checkpoint runs: a caller may be waiting for it (idle()).
+    this.posted++
+    // Held while a checkpoint runs: a caller may be waiting for it.
     worker.ref()
     worker.postMessage('checkpoint' satisfies CheckpointRequest)
   }
@@ -100,13 +110,23 @@ export class BackgroundCheckpointer {
 
   private done(done: CheckpointDone): void {
     this.inFlight = false
+    this.answered++
     if ('error' in done) return this.fail(done.error)
+    this.wake()
     if (this.again && this.worker) {
       this.again = false
       return this.send(this.worker)
     }
     this.worker?.unref()
-    for (const resolve of this.idleWaiters.splice(0)) resolve()
+  }
+
+  private wake(everyone = false): void {
+    const waiting = this.waiters
+    this.waiters = []
+    for (const waiter of waiting) {
+      if (everyone || waiter.upTo <= this.answered) waiter.resolve()
+      else this.waiters.push(waiter)
+    }
   }
 
   /** The thread cannot checkpoint: the writer's own checkpoints do it all from now on. */
@@ -123,16 +143,16 @@ export class BackgroundCheckpointer {
     const worker = this.worker
     this.worker = null
     void worker?.terminate()
-    for (const resolve of this.idleWaiters.splice(0)) resolve()
+    this.wake(true)
   }
 
-  /** Resolves once no checkpoint runs or waits to run (tests). */
+  /** Resolves once every checkpoint asked for so far is done (tests). */
   settled(): Promise<void> {
-    return this.idle()
+    return this.answeredUpTo(this.posted + (this.again ? 1 : 0))
   }
 
-  private idle(): Promise<void> {
-    if (!this.inFlight) return Promise.resolve()
-    return new Promise((resolve) => this.idleWaiters.push(resolve))
+  private answeredUpTo(upTo: number): Promise<void> {
+    if (this.failed || this.answered >= upTo) return Promise.resolve()
+    return new Promise((resolve) => this.waiters.push({ upTo, resolve }))
   }
 }
