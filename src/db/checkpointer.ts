@@ -23,6 +23,8 @@ export class BackgroundCheckpointer {
   /** A commit landed while a checkpoint ran: one more once it is done. */
   private again = false
   private failed = false
+  /** Closed with its database: nothing starts the thread again. */
+  private closed = false
   /** Checkpoints posted to the thread, and answered, so far. */
   private posted = 0
   private answered = 0
@@ -46,12 +48,13 @@ export class BackgroundCheckpointer {
    */
   async deactivate(): Promise<boolean> {
     this.active = false
-    if (this.failed) return false
+    if (this.failed || this.closed) return false
     // The next checkpoint to start: one running now may have started before the
     // stretch's last commit. Only that one is waited for: another stretch's
     // commits (a plugin's backlog) may keep the thread busy for a long time.
     const upTo = this.posted + 1
     this.request()
+    if (this.posted < upTo && !this.again) return false
     await this.answeredUpTo(upTo)
     return !this.failed
   }
@@ -62,6 +65,7 @@ export class BackgroundCheckpointer {
   }
 
   async close(): Promise<void> {
+    this.closed = true
     this.active = false
     this.again = false
     await this.answeredUpTo(this.posted)
@@ -93,7 +97,7 @@ export class BackgroundCheckpointer {
   }
 
   private started(): Worker | null {
-    if (this.worker || this.failed) return this.worker
+    if (this.worker || this.failed || this.closed) return this.worker
     const worker = startModuleWorker(besideModule(import.meta.url, 'checkpoint-worker'), {
       workerData: { path: this.path },
     })
