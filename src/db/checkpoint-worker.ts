@@ -17,19 +17,14 @@ parentPort!.on('message', (request: CheckpointRequest) => {
     parentPort!.close()
     return
   }
-  let done: CheckpointDone
+  let done: CheckpointDone = { error: null }
   try {
-    const [result] = sqlite.pragma('wal_checkpoint(PASSIVE)') as Array<{
-      busy: number
-      log: number
-      checkpointed: number
-    }>
-    done = { frames: result?.log ?? 0, copied: result?.checkpointed ?? 0 }
+    sqlite.pragma('wal_checkpoint(PASSIVE)')
   } catch (error) {
     // Another process's checkpoint, or a lock held a moment: the next commit asks again.
     const code = (error as { code?: unknown }).code
-    const passing = typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(code)
-    done = passing ? { frames: -1, copied: -1 } : { error: (error as Error).message }
+    if (typeof code !== 'string' || !/^SQLITE_(BUSY|LOCKED)/.test(code))
+      done = { error: (error as Error).message }
   }
   parentPort!.postMessage(done)
 })

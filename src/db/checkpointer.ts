@@ -12,14 +12,15 @@ import { besideModule, startModuleWorker } from '../worker-module.js'
 
 /** A message to the thread: checkpoint now, or close. */
 export type CheckpointRequest = 'checkpoint' | 'close'
-/** The thread's answer to a checkpoint: the WAL's frames and how many are in the database now (-1: none copied this time). */
-export type CheckpointDone = { frames: number; copied: number } | { error: string }
+/** The thread's answer to a checkpoint: null, or why it cannot checkpoint. */
+export interface CheckpointDone {
+  error: string | null
+}
 
 export class BackgroundCheckpointer {
   private worker: Worker | null = null
   /** Checkpointing after commits (a bulk stretch is open). */
   private active = false
-  private inFlight = false
   /** A commit landed while a checkpoint ran: one more once it is done. */
   private again = false
   private failed = false
@@ -78,6 +79,11 @@ export class BackgroundCheckpointer {
     await exited
   }
 
+  /** A checkpoint posted and not answered yet. */
+  private get inFlight(): boolean {
+    return this.posted > this.answered
+  }
+
   private request(): void {
     if (this.inFlight) {
       this.again = true
@@ -89,7 +95,6 @@ export class BackgroundCheckpointer {
   }
 
   private send(worker: Worker): void {
-    this.inFlight = true
     this.posted++
     // Held while a checkpoint runs: a caller may be waiting for it.
     worker.ref()
@@ -113,9 +118,8 @@ export class BackgroundCheckpointer {
   }
 
   private done(done: CheckpointDone): void {
-    this.inFlight = false
     this.answered++
-    if ('error' in done) return this.fail(done.error)
+    if (done.error !== null) return this.fail(done.error)
     this.wake()
     if (this.again && this.worker) {
       this.again = false
@@ -142,7 +146,8 @@ export class BackgroundCheckpointer {
       )
     this.failed = true
     this.active = false
-    this.inFlight = false
+    // A checkpoint in flight on a failed thread gets no answer.
+    this.answered = this.posted
     this.again = false
     const worker = this.worker
     this.worker = null

@@ -28,7 +28,7 @@ export interface QueueDrainerOptions {
 }
 
 /** The longest a held drainer goes without a pass. */
-export const HELD_PASS_MS = 10_000
+const HELD_PASS_MS = 10_000
 
 export interface DrainedBatch {
   taken: number
