@@ -99,10 +99,14 @@ export function useEventTail(filters: EventFilters, paused: boolean): Tail {
     const { signal } = controller
     let timer: ReturnType<typeof setTimeout> | undefined
     const poll = async () => {
+      // New filters reset the cursor before this effect is torn down; a poll
+      // now would ask for the whole log from the start. The next tail's first
+      // page sets the cursor and this effect starts again.
+      if (cursor.current === null) return
       let again = POLL_MS
       try {
         const page = await api('GET /events', {
-          query: { ...query(filters), after: cursor.current ?? 0, limit: PAGE },
+          query: { ...query(filters), after: cursor.current, limit: PAGE },
           signal,
         })
         if (signal.aborted) return
