@@ -25,7 +25,7 @@ const IGNORED_TABLES = new Set(['kysely_migration', 'kysely_migration_lock', 'sq
 // database. Everything else must match.
 const SQLITE_ONLY_TABLE = /^(search|summary)_/
 const SQLITE_ONLY_INDEXES = new Set(['transactions_amount_real', 'transactions_date_amount_real'])
-const SQLITE_ONLY_INDEX = /^summary_/
+const SQLITE_ONLY_INDEX = /^(search|summary)_/
 const POSTGRES_ONLY_INDEXES = new Set([
   'transactions_amount_numeric',
   'transactions_text_trgm',

@@ -4,18 +4,25 @@
 // list, filter and search answers as it would with the indexes all along.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { fileURLToPath } from 'node:url'
 import { sql } from 'kysely'
 import type { ServiceContext } from '../src/context.js'
 import { processSandbox, startTestApp } from './helpers/app.js'
 import { allTransactions, startCsvApp, syncNow, writeFolders, type Json } from './sync-helpers.js'
 import { cofferArgs } from './helpers/program.js'
+import { headSequence, history } from './helpers/ledger.js'
+import { expectStatus } from './helpers/http.js'
+
+const EXAMPLES = fileURLToPath(new URL('../examples/plugins/', import.meta.url))
 
 /** Deferred by a first import on one engine or the other (first-import.ts). */
 const DEFERRABLE = [
   'events_entity_id',
+  'search_documents_transaction',
+  'transaction_versions_key',
   'transactions_account_date',
   'transactions_amount_numeric',
   'transactions_amount_real',
@@ -23,6 +30,9 @@ const DEFERRABLE = [
   'transactions_date_amount_real',
   'transactions_text_trgm',
 ]
+
+/** Keys of the history and the search documents: deferred only while no plugin is enabled. */
+const KEYS = ['search_documents_transaction', 'transaction_versions_key']
 
 /** Two units of work: a first import defers from its first full unit (SYNC_UNIT_ROWS). */
 const FIRST = 6000
@@ -72,8 +82,27 @@ async function indexState(ctx: ServiceContext): Promise<{ present: string[]; lis
 
 const deferredOn = (ctx: ServiceContext) =>
   DEFERRABLE.filter((n) =>
-    ctx.db.dialect === 'postgres' ? !n.endsWith('_real') : !/numeric|trgm/.test(n),
+    ctx.db.dialect === 'postgres'
+      ? !n.endsWith('_real') && !n.startsWith('search_')
+      : !/numeric|trgm/.test(n),
   )
+
+/** Whether the engine's definition of index `name` is a unique one. */
+async function isUnique(ctx: ServiceContext, name: string): Promise<boolean> {
+  const { rows } =
+    ctx.db.dialect === 'postgres'
+      ? await sql<{
+          definition: string
+        }>`select indexdef as definition from pg_indexes where schemaname = current_schema() and indexname = ${name}`.execute(
+          ctx.db.kysely,
+        )
+      : await sql<{
+          definition: string
+        }>`select sql as definition from sqlite_master where type = 'index' and name = ${name}`.execute(
+          ctx.db.kysely,
+        )
+  return /^create unique index/i.test(rows[0]?.definition ?? '')
+}
 
 test('a first import builds the secondary indexes at its end; later imports keep them throughout', async (t) => {
   const { app, root } = await startCsvApp(
@@ -114,12 +143,85 @@ test('a first import builds the secondary indexes at its end; later imports keep
   assert.ok(inRange.length > 0)
   assert.equal(search.body.total, inRange.length)
 
+  // The history's and the search documents' keys were built unique again, and
+  // the next version and document of an imported row are found by them.
+  for (const key of KEYS.filter((k) => expected.includes(k)))
+    assert.ok(await isUnique(app.ctx, key), `${key} is unique`)
+  const labelled = rows[FIRST - 1] as Json
+  assert.deepEqual(
+    (await history(app, labelled.id)).map((v: Json) => v.kind),
+    ['imported'],
+  )
+  const put = await app.request('PUT', `/api/v1/transactions/${labelled.id}/labels`, {
+    body: { labels: { reviewed: 'first-import' } },
+  })
+  assert.equal(put.status, 200, put.text)
+  assert.deepEqual(
+    (await history(app, labelled.id)).map((v: Json) => [v.version, v.kind]),
+    [
+      [1, 'imported'],
+      [2, 'labeled'],
+    ],
+  )
+  const found = await app.request(
+    'GET',
+    `/api/v1/transactions/search?q=${encodeURIComponent('label:reviewed=first-import')}`,
+  )
+  assert.equal(found.status, 200)
+  assert.deepEqual(
+    found.body.transactions.map((r: Json) => r.id),
+    [labelled.id],
+  )
+
   // The ledger is no longer empty: the next import enters its rows into the indexes.
   writeFileSync(join(root, 'Checking', 'b.csv'), csv(FIRST, 50))
   const second = await syncNow(app)
   assert.equal(second.counts.csv.inserted, 50)
   assert.equal(app.logs.filter((l) => l.includes('first import; building')).length, 1)
   assert.deepEqual(await indexState(app.ctx), { present: expected, listed: [] })
+})
+
+test('with a plugin enabled, a first import keeps the keys of the history and the search documents; the plugin labels what it imports', async (t) => {
+  const token = 'first-import-plugin-token-0123456789'
+  const rows = csv(0, FIRST).replace(/Shop (\d*1) coffee/g, 'Starbucks $1 coffee')
+  const { app } = await startCsvApp(t, [{ name: 'Checking', files: { 'a.csv': rows } }], {
+    env: { ...DEBUG_LOGS, SERVICE_DASHBOARD_TOKEN: token },
+  })
+  const pluginsDir = app.ctx.config.plugins.dir
+  mkdirSync(pluginsDir, { recursive: true })
+  cpSync(join(EXAMPLES, 'merchant-labels'), join(pluginsDir, 'merchant-labels'), {
+    recursive: true,
+  })
+  const enabled = await app.request('POST', '/api/v1/plugins/merchant-labels/enable', { token })
+  assert.equal(enabled.status, 200, enabled.text)
+
+  const first = await syncNow(app, '/api/v1/sync', token)
+  assert.equal(first.counts.csv.inserted, FIRST)
+  const expected = deferredOn(app.ctx).filter((n) => !KEYS.includes(n))
+  const deferring = app.logs.filter((l) => l.includes('first import; building these indexes'))
+  assert.equal(deferring.length, 1)
+  assert.deepEqual(JSON.parse(deferring[0]!).indexes.sort(), expected)
+  assert.deepEqual(builtIndexes(app.logs).names, expected)
+
+  await app.plugins.manager.whenHandled('merchant-labels', await headSequence(app, { token }))
+  const starbucks = (await allTransactions(app, 'csv:checking', token)).filter((r: Json) =>
+    String(r.description).startsWith('Starbucks'),
+  )
+  assert.equal(starbucks.length, FIRST / 10)
+  for (const row of starbucks)
+    assert.deepEqual(row.labels, { category: 'coffee', merchant: 'starbucks' })
+  const versions = await expectStatus(
+    app,
+    'GET',
+    `/api/v1/transactions/${encodeURIComponent(starbucks[0]!.id)}/history`,
+    200,
+    undefined,
+    { token },
+  )
+  assert.deepEqual(
+    versions.versions.map((v: Json) => v.kind),
+    ['imported', 'labeled'],
+  )
 })
 
 test('a first import smaller than one unit of work keeps the indexes throughout', async (t) => {

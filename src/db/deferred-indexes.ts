@@ -42,20 +42,18 @@ async function indexDefinition(db: DbExecutor, name: string): Promise<IndexDefin
 }
 
 /**
- * Drops each of `names` that exists, in one transaction that first checks
- * `precondition` (say, "the ledger is empty") and records every definition;
- * answers the names dropped (none when the precondition fails).
+ * Drops each index that `choose` names and that exists, in one transaction
+ * that records every definition; `choose` decides in that transaction (say,
+ * "none unless the ledger is empty"). Answers the names dropped.
  */
 export async function deferIndexes(
   db: Db,
-  names: readonly string[],
   now: string,
-  precondition: (trx: DbExecutor) => Promise<boolean>,
+  choose: (trx: DbExecutor) => Promise<readonly string[]>,
 ): Promise<string[]> {
   return db.kysely.transaction().execute(async (trx) => {
-    if (!(await precondition(trx))) return []
     const dropped: string[] = []
-    for (const name of names) {
+    for (const name of await choose(trx)) {
       const index = await indexDefinition(trx, name)
       if (index === null) continue
       await trx

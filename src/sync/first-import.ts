@@ -1,8 +1,10 @@
 // A first import into an empty ledger enters its rows without the ledger's
 // secondary indexes and builds them at the run's end (db/deferred-indexes.ts):
 // sorted once instead of entered row by row at random pages. Only indexes that
-// the import itself never reads are deferred; the transaction ids (which a sync
-// looks its rows up by), the history's and the search documents' keys stay.
+// the import itself never reads are deferred: the transaction ids (which a sync
+// looks its rows up by) stay. The history's and the search documents' keys go
+// too unless a plugin is enabled: a plugin labels what the import writes while
+// it runs, and finds each transaction's last version and document by those keys.
 // Meanwhile a list or search of another process answers the same, only slower.
 import type { ServiceContext } from '../context.js'
 import { sharedSqliteFile } from '../db/connect.js'
@@ -27,6 +29,15 @@ const FIRST_IMPORT_DEFERRED = [
 ]
 
 /**
+ * Keyed by transaction id (`csv:<hash>`, random order too) and deferred as well
+ * when no plugin is enabled (migration 0014 made them droppable). The import
+ * writes every transaction's first version and document without looking either
+ * up; what does look them up (a label or edit meanwhile, a transaction's
+ * history) scans the table until they are built.
+ */
+const FIRST_IMPORT_DEFERRED_KEYS = ['transaction_versions_key', 'search_documents_transaction']
+
+/**
  * One run's decision, taken at its first unit of rows: a full unit (an import
  * of at least SYNC_UNIT_ROWS rows) into a ledger that holds no transaction yet
  * drops the deferrable indexes. A smaller import, or one into a ledger that has
@@ -46,15 +57,19 @@ export class FirstImportIndexes {
     if (this.decided) return
     this.decided = true
     if (rows < SYNC_UNIT_ROWS) return
-    const dropped = await deferIndexes(
-      this.ctx.db,
-      FIRST_IMPORT_DEFERRED,
-      this.now,
-      async (trx) => {
-        const any = await trx.selectFrom('transactions').select('id').limit(1).executeTakeFirst()
-        return any === undefined
-      },
-    )
+    const dropped = await deferIndexes(this.ctx.db, this.now, async (trx) => {
+      const any = await trx.selectFrom('transactions').select('id').limit(1).executeTakeFirst()
+      if (any !== undefined) return []
+      const plugin = await trx
+        .selectFrom('plugins')
+        .select('name')
+        .where('enabled', '=', 1)
+        .limit(1)
+        .executeTakeFirst()
+      return plugin === undefined
+        ? [...FIRST_IMPORT_DEFERRED, ...FIRST_IMPORT_DEFERRED_KEYS]
+        : FIRST_IMPORT_DEFERRED
+    })
     if (dropped.length > 0) {
       this.ctx.log.info(
         { indexes: dropped },
