@@ -147,7 +147,7 @@ test('a first import builds the secondary indexes at its end; later imports keep
   // the next version and document of an imported row are found by them.
   for (const key of KEYS.filter((k) => expected.includes(k)))
     assert.ok(await isUnique(app.ctx, key), `${key} is unique`)
-  const labelled = rows[FIRST - 1] as Json
+  const labelled = rows[FIRST - 1]
   assert.deepEqual(
     (await history(app, labelled.id)).map((v: Json) => v.kind),
     ['imported'],
