@@ -37,7 +37,7 @@ export class Ledger {
     const now = isoNow(clock)
     const result = await db.kysely.transaction().execute(async (trx) => {
       const memos = new Map<symbol, unknown>()
-      const value = await work({
+      const uow: UnitOfWork = {
         trx,
         now,
         writeSteps: this.writeSteps,
@@ -47,7 +47,9 @@ export class Ledger {
           if (!memos.has(key)) memos.set(key, compute())
           return memos.get(key) as T
         },
-      })
+      }
+      const value = await work(uow)
+      for (const step of this.writeSteps) await step.beforeCommit?.(uow)
       if (pending.length > 0 && this.deps.eventsEnabled()) {
         // Ids and JSON first: other units wait for the append lock (PostgreSQL)
         // only while the rows go in and the unit commits.

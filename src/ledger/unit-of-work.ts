@@ -50,6 +50,12 @@ export interface WriteStep {
   /** After the rows, their labels, extensions and versions are written, in the same unit. */
   afterInsert?(uow: UnitOfWork, created: readonly TransactionJson[]): Promise<void>
   /**
+   * Once the unit's work is done, before its events are appended and it
+   * commits: for what a step gathered over the unit's batches (uow.memo) and
+   * writes in one go.
+   */
+  beforeCommit?(uow: UnitOfWork): Promise<void>
+  /**
    * After the labels or the extensions (`field`) of existing transactions changed,
    * in the same unit: `changed` holds each such transaction once, as it stands
    * after the change (a key removed from every holder gives their snapshots

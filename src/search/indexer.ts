@@ -36,9 +36,30 @@ export const SEARCH_INDEX_BATCH = 2000
  */
 export const searchDocumentsStep: WriteStep = {
   name: 'search documents',
-  afterInsert: (uow, created) => insertNewDocuments(uow.trx, created),
+  afterInsert: async (uow, created) => {
+    if (created.length === 0 || !buildsSearchDocuments(uow.trx)) return
+    await dropStaleDocuments(
+      uow.trx,
+      created.map((tx) => tx.id),
+    )
+    uow.memo(NEW_DOCUMENTS, () => [] as TransactionJson[]).push(...created)
+  },
+  beforeCommit: (uow) =>
+    insertNewDocuments(
+      uow.trx,
+      uow.memo(NEW_DOCUMENTS, () => []),
+    ),
   afterKeyedChange: (uow, _field, changed) => queueDocuments(uow.trx, changed),
 }
+
+/**
+ * The unit's new transactions, whose documents are written as it ends: FTS5
+ * writes what it holds in memory to disk whenever a later statement of the
+ * transaction opens a savepoint, so documents written batch by batch were
+ * flushed as small segments several times a unit (5 s of a million-row import,
+ * charged to whichever statement came next); written last, once.
+ */
+const NEW_DOCUMENTS = Symbol('new search documents')
 
 /** Queues the keys documents of `changed` for a rebuild, once each. */
 async function queueDocuments(
@@ -53,8 +74,8 @@ async function queueDocuments(
   }
 }
 
-/** Documents per statement: one JSON parameter each, whatever the count. */
-const NEW_DOCUMENTS_CHUNK = 5000
+/** Documents per statement: one JSON parameter each, whatever the count (a sync's unit is 5,000 rows). */
+const NEW_DOCUMENTS_CHUNK = 10_000
 
 /**
  * Characters a search document holds rewritten, so that a trigram phrase of
@@ -121,40 +142,39 @@ const EXTENSION_LINES_SQL = `(select group_concat(${documentTextSql(
 
 /**
  * Writes the search documents of transactions just inserted (with their labels
- * and extensions), in bulk, in the caller's transaction: nothing is queued. The
- * documents are numbered after the highest one, so they go at the end of
- * search_documents in order. None is written where the database indexes by itself.
+ * and extensions, as they were born), in bulk, in the caller's transaction:
+ * nothing is queued. Any stale document of theirs was dropped as they were
+ * inserted. The documents are numbered after the highest one, so they go at
+ * the end of search_documents in order.
  */
-export async function insertNewDocuments(
+async function insertNewDocuments(
   db: DbExecutor,
   created: readonly TransactionJson[],
 ): Promise<void> {
-  if (created.length === 0 || !buildsSearchDocuments(db)) return
-  await dropStaleDocuments(
-    db,
-    created.map((tx) => tx.id),
-  )
+  if (created.length === 0) return
   for (const chunk of chunksOf(created, NEW_DOCUMENTS_CHUNK)) {
     const top = await sql<{ n: number | null }>`select max(n) as n from search_documents`.execute(
       db,
     )
     const after = Number(top.rows[0]?.n ?? 0)
-    const documents = JSON.stringify(
-      chunk.map((tx) => [
-        tx.id,
-        documentTextOrNull(tx.description),
-        documentTextOrNull(tx.payee),
-        documentTextOrNull(tx.memo),
-        labelLines(tx.labels),
-        extensionLines(tx.extensions),
-      ]),
-    )
+    const rows = chunk.map((tx) => [
+      tx.id,
+      documentTextOrNull(tx.description),
+      documentTextOrNull(tx.payee),
+      documentTextOrNull(tx.memo),
+      labelLines(tx.labels),
+      extensionLines(tx.extensions),
+    ])
+    const documents = JSON.stringify(rows)
     await sql`insert into search_documents (n, transaction_id)
       select ${after} + key + 1, value ->> 0 from json_each(${documents})`.execute(db)
     await sql`insert into search_text (rowid, description, payee, memo, id)
       select ${after} + key + 1, value ->> 1, value ->> 2, value ->> 3, ${sql.raw(documentIdSql('value ->> 0'))}
       from json_each(${documents})`.execute(db)
-    // Most imported rows have no keys: they get no keys document.
+    // Most imported rows have no keys: they get no keys document, and a chunk
+    // without any skips the statement (reading the chunk's JSON again for
+    // nothing cost 7 s of a million-row import).
+    if (!rows.some((row) => row[4] !== null || row[5] !== null)) continue
     await sql`insert into search_keys (rowid, labels, extensions)
       select ${after} + key + 1, value ->> 4, value ->> 5 from json_each(${documents})
       where value ->> 4 is not null or value ->> 5 is not null`.execute(db)
