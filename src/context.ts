@@ -56,7 +56,15 @@ export async function openContext(
   const metrics = createMetrics()
   const db = openDatabase(config.database, log)
   try {
-    await migrateToLatest(db)
+    const started = performance.now()
+    const migrations = await migrateToLatest(db)
+    const applied = migrations.filter((m) => m.applied).map((m) => m.name)
+    // An upgrade may copy tables (migration 0014 takes seconds at a million
+    // rows): say what held the start. A new database's schema is no news.
+    if (applied.length > 0 && applied.length < migrations.length) {
+      const ms = Math.round(performance.now() - started)
+      log.info({ migrations: applied, ms }, 'db: schema upgraded')
+    }
   } catch (error) {
     await db.close()
     throw error

@@ -1,39 +1,16 @@
 // Migration 0014 turns the history's key (and on SQLite the search documents'
 // transaction id) from table constraints into unique indexes a first import can
-// drop: a ledger migrated from the schema before it keeps every version and
-// document, in order, and the keys still refuse a duplicate.
+// drop: a ledger upgraded from the schema before it (by the service, as it
+// starts) keeps every version and document, in order, and the keys still refuse
+// a duplicate.
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { test } from 'node:test'
 import { sql } from 'kysely'
-import { openDatabase, type Db } from '../src/db/connect.js'
+import { openDatabase } from '../src/db/connect.js'
 import { migrateToLatest } from '../src/db/migrate.js'
-import { createSchema, dropSchema, dsnWithSchema, POSTGRES_DSN } from './helpers/app.js'
+import { processSandbox, startTestApp, type ProcessSandbox } from './helpers/app.js'
 
 const BEFORE = '0013-deferred-indexes'
-
-/** A database of the engine under test, migrated through `BEFORE`. */
-async function databaseBefore(t: import('node:test').TestContext): Promise<Db> {
-  let db: Db
-  let removeDatabase: () => Promise<void>
-  if (POSTGRES_DSN) {
-    const schema = await createSchema()
-    db = openDatabase({ driver: 'postgres', path: '', dsn: dsnWithSchema(schema) })
-    removeDatabase = () => dropSchema(schema)
-  } else {
-    const dir = mkdtempSync(join(tmpdir(), 'coffer-0014-'))
-    db = openDatabase({ driver: 'sqlite', path: join(dir, 'c.db'), dsn: null })
-    removeDatabase = async () => rmSync(dir, { recursive: true, force: true })
-  }
-  t.after(async () => {
-    await db.close()
-    await removeDatabase()
-  })
-  await migrateToLatest(db, { through: BEFORE })
-  return db
-}
 
 const VERSIONS = [
   ['csv:b', 1, 'imported'],
@@ -43,26 +20,77 @@ const VERSIONS = [
   ['csv:a', 2, 'edited'],
 ] as const
 
-test('a ledger migrated through 0014 keeps its versions and search documents, and the keys stay unique', async (t) => {
-  const db = await databaseBefore(t)
-  const k = db.kysely
-  for (const [id, version, kind] of VERSIONS) {
-    await sql`insert into transaction_versions (transaction_id, version, kind, occurred_at, snapshot, diff, actor)
-      values (${id}, ${version}, ${kind}, '2024-05-01T00:00:00Z', ${`{"id":"${id}"}`}, '{}', ${kind === 'labeled' ? 'plugin:x' : null})`.execute(
-      k,
-    )
+/** A transaction as a version records it. */
+function snapshot(id: string) {
+  return {
+    id,
+    account_id: 'csv:checking',
+    amount: '-4.50',
+    date: '2024-05-01T00:00:00Z',
+    description: `Coffee ${id}`,
+    payee: null,
+    memo: null,
+    pending: false,
+    source: 'csv',
+    labels: {},
+    extensions: {},
+    synced_at: null,
   }
-  const sqlite = db.dialect === 'sqlite'
-  if (sqlite) {
-    await sql`insert into search_documents (n, transaction_id) values (3, 'csv:b'), (7, 'csv:a'), (9, 'man_c')`.execute(
-      k,
-    )
+}
+
+/** A sandbox database at the schema before 0014, holding VERSIONS and (SQLite) three documents. */
+async function ledgerBefore(sandbox: ProcessSandbox): Promise<void> {
+  const db = openDatabase({
+    driver: sandbox.schema ? 'postgres' : 'sqlite',
+    path: sandbox.dbPath,
+    dsn: sandbox.env.SERVICE_DATABASE_DSN ?? null,
+  })
+  try {
+    await migrateToLatest(db, { through: BEFORE })
+    for (const [id, version, kind] of VERSIONS) {
+      await sql`insert into transaction_versions (transaction_id, version, kind, occurred_at, snapshot, diff, actor)
+        values (${id}, ${version}, ${kind}, '2024-05-01T00:00:00Z', ${JSON.stringify(snapshot(id))}, '{}', ${kind === 'labeled' ? 'plugin:x' : null})`.execute(
+        db.kysely,
+      )
+    }
+    if (db.dialect === 'sqlite') {
+      await sql`insert into search_documents (n, transaction_id) values (3, 'csv:b'), (7, 'csv:a'), (9, 'man_c')`.execute(
+        db.kysely,
+      )
+    }
+  } finally {
+    await db.close()
   }
+}
 
-  await migrateToLatest(db)
+test('a ledger upgraded through 0014 keeps its versions and search documents, and the keys stay unique', async (t) => {
+  const sandbox = await processSandbox(t, 'upgrade-0014')
+  await ledgerBefore(sandbox)
 
+  // The service upgrades the schema as it starts, and says so.
+  const app = await startTestApp(t, { reuse: { dir: sandbox.dir, schema: sandbox.schema } })
+  const upgraded = app.logs
+    .map((line) => JSON.parse(line) as { msg: string; migrations?: string[] })
+    .filter((entry) => entry.msg === 'db: schema upgraded')
+  assert.deepEqual(
+    upgraded.map((entry) => entry.migrations),
+    [['0014-droppable-keys']],
+  )
+
+  // The history answers from the copied rows, in version order.
+  const history = await app.request('GET', '/api/v1/transactions/csv:a/history')
+  assert.equal(history.status, 200, history.text)
+  assert.deepEqual(
+    history.body.versions.map((v: { version: number; kind: string }) => [v.version, v.kind]),
+    [
+      [1, 'imported'],
+      [2, 'edited'],
+    ],
+  )
+
+  const k = app.ctx.db.kysely
   const versions = await sql<{ transaction_id: string; version: number; kind: string }>`
-    select transaction_id, version, kind, actor from transaction_versions order by transaction_id, version`.execute(
+    select transaction_id, version, kind from transaction_versions order by transaction_id, version`.execute(
     k,
   )
   assert.deepEqual(
@@ -74,28 +102,27 @@ test('a ledger migrated through 0014 keeps its versions and search documents, an
       values ('csv:a', 2, 'edited', '2024-05-02T00:00:00Z', '{}', '{}')`.execute(k),
     /unique|duplicate/i,
   )
-  if (sqlite) {
-    // Still written in the order they were: the history reads a transaction's versions by the key.
-    const order = await sql<{
-      transaction_id: string
-    }>`select transaction_id from transaction_versions order by rowid`.execute(k)
-    assert.deepEqual(
-      order.rows.map((r) => r.transaction_id),
-      VERSIONS.map((v) => v[0]),
-    )
-    const documents = await sql<{ n: number; transaction_id: string }>`
-      select n, transaction_id from search_documents order by n`.execute(k)
-    assert.deepEqual(
-      documents.rows.map((r) => [r.n, r.transaction_id]),
-      [
-        [3, 'csv:b'],
-        [7, 'csv:a'],
-        [9, 'man_c'],
-      ],
-    )
-    await assert.rejects(
-      sql`insert into search_documents (n, transaction_id) values (10, 'csv:a')`.execute(k),
-      /unique/i,
-    )
-  }
+  if (app.ctx.db.dialect !== 'sqlite') return
+  // Copied in the order they were written.
+  const order = await sql<{
+    transaction_id: string
+  }>`select transaction_id from transaction_versions order by rowid`.execute(k)
+  assert.deepEqual(
+    order.rows.map((r) => r.transaction_id),
+    VERSIONS.map((v) => v[0]),
+  )
+  const documents = await sql<{ n: number; transaction_id: string }>`
+    select n, transaction_id from search_documents order by n`.execute(k)
+  assert.deepEqual(
+    documents.rows.map((r) => [r.n, r.transaction_id]),
+    [
+      [3, 'csv:b'],
+      [7, 'csv:a'],
+      [9, 'man_c'],
+    ],
+  )
+  await assert.rejects(
+    sql`insert into search_documents (n, transaction_id) values (10, 'csv:a')`.execute(k),
+    /unique/i,
+  )
 })

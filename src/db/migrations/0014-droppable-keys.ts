@@ -8,7 +8,8 @@
 // documents' keys"). Uniqueness holds as before whenever the index exists.
 //
 // SQLite cannot drop a table's constraint: both tables are copied into new ones,
-// in their order, which at a million versions takes a few seconds, once.
+// in their order, once: 7.5-9 s at a million versions (docs/operations.md,
+// "Schema upgrades").
 import { sql, type Kysely } from 'kysely'
 import type { MigrationContext } from './context.js'
 
