@@ -23,6 +23,17 @@ export async function readPluginRow(db: DbExecutor, name: string): Promise<Plugi
   return row ? { ...row, cursor: numberOrNull(row.cursor) } : null
 }
 
+/** Whether any plugin is enabled (in any process sharing the database). */
+export async function anyPluginEnabled(db: DbExecutor): Promise<boolean> {
+  const row = await db
+    .selectFrom('plugins')
+    .select('name')
+    .where('enabled', '=', 1)
+    .limit(1)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
 function numberOrNull(value: unknown): number | null {
   return value === null || value === undefined ? null : Number(value)
 }

@@ -9,6 +9,7 @@
 import type { ServiceContext } from '../context.js'
 import { sharedSqliteFile } from '../db/connect.js'
 import { buildDeferredIndexes, deferIndexes } from '../db/deferred-indexes.js'
+import { anyPluginEnabled } from '../plugins/store.js'
 import { throwIfClosing } from '../signals.js'
 import { SYNC_UNIT_ROWS } from './merge-batch.js'
 
@@ -60,15 +61,9 @@ export class FirstImportIndexes {
     const dropped = await deferIndexes(this.ctx.db, this.now, async (trx) => {
       const any = await trx.selectFrom('transactions').select('id').limit(1).executeTakeFirst()
       if (any !== undefined) return []
-      const plugin = await trx
-        .selectFrom('plugins')
-        .select('name')
-        .where('enabled', '=', 1)
-        .limit(1)
-        .executeTakeFirst()
-      return plugin === undefined
-        ? [...FIRST_IMPORT_DEFERRED, ...FIRST_IMPORT_DEFERRED_KEYS]
-        : FIRST_IMPORT_DEFERRED
+      return (await anyPluginEnabled(trx))
+        ? FIRST_IMPORT_DEFERRED
+        : [...FIRST_IMPORT_DEFERRED, ...FIRST_IMPORT_DEFERRED_KEYS]
     })
     if (dropped.length > 0) {
       this.ctx.log.info(
