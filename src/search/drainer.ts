@@ -27,8 +27,12 @@ export interface QueueDrainerOptions {
   holdWhile?: () => boolean
 }
 
-/** The longest a held drainer goes without a pass. */
-const HELD_PASS_MS = 10_000
+/**
+ * The longest a held drainer goes without a pass. A pass every 10 s still cost
+ * a labelling plugin about a tenth of its catch-up after a 100k-row import, on
+ * the one writer (docs/performance.md, Plugins).
+ */
+const HELD_PASS_MS = 60_000
 
 export interface DrainedBatch {
   taken: number

@@ -85,10 +85,12 @@ test('the live tail shows new events, pauses, filters by type and entity, and op
   await page.waitForURL(/\/events\?type=account\.created$/)
   // The unfiltered table leaves first (its rows hold the account's event too),
   // then the filtered one arrives: waiting the other way round can pass on the
-  // old table and read the new tail while it is still loading.
+  // old table and read the new tail while it is still loading. (`first()`:
+  // several rows match, and the first of none is detached.)
   await table
     .getByRole('row')
     .filter({ hasText: 'transaction.created' })
+    .first()
     .waitFor({ state: 'detached' })
   await table.getByRole('row').filter({ hasText: account.body.id }).waitFor()
   assert.deepEqual(await column(table, 1), ['account.created'])
