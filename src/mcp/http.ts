@@ -10,19 +10,12 @@ import { McpRoutes as S } from '../schemas/mcp.js'
 
 /**
  * The MCP SDK and the tool table, loaded at the first call rather than at every
- * start, which most never serve one: about 0.1–0.15 s of `coffer serve`'s start.
+ * start, which most never serve one: `coffer serve` answers /healthz about 0.25 s sooner.
  */
-let mcpModules: Promise<
-  [
-    typeof import('./server.js'),
-    typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
-  ]
-> | null = null
-const loadMcp = () =>
-  (mcpModules ??= Promise.all([
-    import('./server.js'),
-    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
-  ]))
+const importMcp = () =>
+  Promise.all([import('./server.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')])
+let mcpModules: ReturnType<typeof importMcp> | null = null
+const loadMcp = () => (mcpModules ??= importMcp())
 
 const post: Handler<typeof S.post> = async (
   { ctx, sync, searches, settings, plugins },
