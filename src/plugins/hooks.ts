@@ -49,14 +49,31 @@ export interface HookTarget {
   saveCursor(sequence: number): Promise<void>
 }
 
-/** Events handed to a plugin at once, when that many wait: their writes share a unit of work. */
-export const HOOK_BATCH_EVENTS = 256
+/**
+ * The most events handed to a plugin at once: a batch starts at what the queue
+ * holds and doubles while batches come full (a backlog, such as an import's
+ * events), and its writes share a unit of work. Each label a plugin writes
+ * dirties a random page of three indexes keyed by transaction id (its row's, its
+ * version's, its event's), and a unit writes each dirty page once: labelling
+ * 100k imported rows wrote 4.6 pages of WAL per label in units of 256 and 1.4 in
+ * units of 4,096 (docs/performance.md, Plugins). A unit of 2,048 labels is still
+ * shorter than a sync's unit of 5,000 rows, with which it takes turns.
+ */
+export const HOOK_BATCH_EVENTS = 2_048
+
+/**
+ * How long the hook loop waits for the follower to fill the queue again while
+ * it gathers a backlog's batch; the follower reads the log in pages, so a
+ * refill takes a few milliseconds unless the backlog has ended.
+ */
+const REFILL_WAIT_MS = 50
 
 /** A bounded hand-over between the follower and the hook loop. */
 class BoundedQueue<T> {
   private readonly items: T[] = []
   private wakeTaker: (() => void) | null = null
   private wakeGiver: (() => void) | null = null
+  private wakeFull: ((full: boolean) => void) | null = null
   private closed = false
 
   constructor(private readonly size: number) {}
@@ -66,6 +83,7 @@ class BoundedQueue<T> {
       await new Promise<void>((resolve) => (this.wakeGiver = resolve))
     this.items.push(item)
     this.wakeTaker?.()
+    if (this.items.length >= this.size) this.wakeFull?.(true)
   }
 
   /** Up to `max` items that wait now, without waiting for more. */
@@ -73,6 +91,39 @@ class BoundedQueue<T> {
     const items = this.items.splice(0, max)
     if (items.length > 0) this.wakeGiver?.()
     return items
+  }
+
+  /**
+   * `first` (just taken) and up to `max` items in all: those waiting now and,
+   * while the queue was full each time it was emptied (the giver has a backlog
+   * to hand over), those that follow as it fills up again, each refill waited
+   * for at most `refillMs`. A queue of one is never seen full: it would wait
+   * out every refill.
+   */
+  async takeBacklog(first: T, max: number, refillMs: number): Promise<T[]> {
+    let full = this.size > 1 && this.items.length + 1 >= this.size
+    const items = [first, ...this.takeWaiting(max - 1)]
+    while (full && items.length < max && !this.closed) {
+      full = await this.whenFull(refillMs)
+      items.push(...this.takeWaiting(max - items.length))
+    }
+    return items
+  }
+
+  /** Resolves true once the queue is full, false after `ms` or at close. */
+  private whenFull(ms: number): Promise<boolean> {
+    if (this.items.length >= this.size) return Promise.resolve(true)
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.wakeFull = null
+        resolve(false)
+      }, ms)
+      this.wakeFull = (full) => {
+        clearTimeout(timer)
+        this.wakeFull = null
+        resolve(full)
+      }
+    })
   }
 
   /** The next item, or null once closed and empty. */
@@ -90,6 +141,7 @@ class BoundedQueue<T> {
     this.closed = true
     this.wakeTaker?.()
     this.wakeGiver?.()
+    this.wakeFull?.(false)
   }
 
   get length(): number {
@@ -112,6 +164,8 @@ export class HookRunner {
   private written: Promise<void> = Promise.resolve()
   /** Ends the bulk-write stretch held while working through a backlog (null: none held). */
   private endBulk: ((immediately?: boolean) => Promise<void>) | null = null
+  /** The next batch's size: doubles while batches come full (a backlog), from the queue's size. */
+  private batchEvents: number
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -119,6 +173,7 @@ export class HookRunner {
     cursor: number,
   ) {
     this.queue = new BoundedQueue(ctx.config.plugins.queue_size)
+    this.batchEvents = Math.min(ctx.config.plugins.queue_size, HOOK_BATCH_EVENTS)
     this.savedCursor = cursor
     this.handled = cursor
     this.queued = cursor
@@ -181,9 +236,10 @@ export class HookRunner {
   }
 
   /**
-   * Takes the next event and every one waiting behind it (up to a batch): their
-   * hooks run in order and what they write is written together; then the cursor
-   * moves past the whole batch.
+   * Takes the next event and every one waiting behind it, and in a backlog those
+   * that follow (up to a batch, see HOOK_BATCH_EVENTS): their hooks run in order
+   * and what they write is written together; then the cursor moves past the
+   * whole batch.
    */
   private async work(): Promise<void> {
     const signal = this.abort.signal
@@ -193,10 +249,14 @@ export class HookRunner {
       // A stop ends the work here: events still queued are handed over again after it.
       const first = signal.aborted ? null : await this.queue.take()
       if (first === null) return await this.target.writePending()
-      const events = [first, ...this.queue.takeWaiting(HOOK_BATCH_EVENTS - 1)]
+      const events = await this.queue.takeBacklog(first, this.batchEvents, REFILL_WAIT_MS)
+      const full = events.length === this.batchEvents
+      this.batchEvents = full
+        ? Math.min(this.batchEvents * 2, HOOK_BATCH_EVENTS)
+        : Math.min(this.ctx.config.plugins.queue_size, HOOK_BATCH_EVENTS)
       // A full batch means a backlog (an import's events): working through it is
       // bulk writing, like the sync that made it, until a batch comes up short.
-      await this.bulk(events.length === HOOK_BATCH_EVENTS)
+      await this.bulk(full)
       const calls = []
       const callEvent: number[] = []
       for (const [index, event] of events.entries()) {

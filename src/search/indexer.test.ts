@@ -8,7 +8,15 @@ import { sql } from 'kysely'
 import { createAccount } from '../ledger/accounts.js'
 import { setTransactionLabels } from '../ledger/labels.js'
 import { createTransaction, deleteTransaction, updateTransaction } from '../ledger/transactions.js'
-import { indexAllQueuedDocuments, indexQueuedDocuments } from './indexer.js'
+import { ingestBatchInUnit } from '../ledger/ingest.js'
+import { writeKeyedValuesManyInUnit } from '../ledger/keyed-values.js'
+import { LABELS } from '../ledger/labels.js'
+import { findTransactionsForChange } from '../ledger/snapshots.js'
+import {
+  indexAllQueuedDocuments,
+  indexQueuedDocuments,
+  KEYS_DOCUMENTS_PER_UNIT,
+} from './indexer.js'
 import { searchTransactions } from './service.js'
 
 test('new transactions are indexed at once; queued and indexed ones answer alike; edits and deletes re-queue', async (t) => {
@@ -18,6 +26,12 @@ test('new transactions are indexed at once; queued and indexed ones answer alike
   const count = async (table: 'search_pending' | 'search_keys_pending') =>
     (await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(db)).rows[0]!.n
   const queued = async () => (await count('search_pending')) + (await count('search_keys_pending'))
+  const keysDocuments = async (match: string) =>
+    (
+      await sql<{
+        n: number
+      }>`select count(*) as n from search_keys where search_keys match ${match}`.execute(db)
+    ).rows[0]!.n
   const found = async (q: string) =>
     (await searchTransactions(ctx, { q })).transactions.map((tx) => tx.description)
 
@@ -50,11 +64,12 @@ test('new transactions are indexed at once; queued and indexed ones answer alike
   assert.deepEqual(await found('groceries').then((d) => d.length), 4)
 
   // An edit re-queues; the old text no longer matches, the new one does, indexed or not.
-  // A label change re-queues the transaction's keys document alone.
+  // A label change writes the transaction's keys document as it commits: nothing queued.
   await updateTransaction(ctx, rows[0]!.id, { description: 'Kilimanjaro tea' })
   await setTransactionLabels(ctx, rows[1]!.id, { trip: 'serengeti' })
   assert.equal(await count('search_pending'), 1)
-  assert.equal(await count('search_keys_pending'), 1)
+  assert.equal(await count('search_keys_pending'), 0)
+  assert.equal(await keysDocuments('"serengeti"'), 1)
   for (const state of ['queued', 'indexed']) {
     assert.deepEqual(await found('zanzibar'), [], state)
     assert.deepEqual(await found('kilimanjaro'), ['Kilimanjaro tea'], state)
@@ -63,8 +78,9 @@ test('new transactions are indexed at once; queued and indexed ones answer alike
     await indexAllQueuedDocuments(ctx.ledger)
   }
   assert.equal(await queued(), 0)
-  // A label removed: its keys document goes, indexed or not; the text's stays.
+  // A label removed: its keys document goes with it; the text's stays.
   await setTransactionLabels(ctx, rows[1]!.id, {})
+  assert.equal(await keysDocuments('"serengeti"'), 0)
   for (const state of ['queued', 'indexed']) {
     assert.deepEqual(await found('serengeti'), [], state)
     assert.deepEqual(await found('"groceries 1"'), ['Groceries 1'], state)
@@ -91,4 +107,51 @@ test('new transactions are indexed at once; queued and indexed ones answer alike
     ).rows[0]!.n,
     0,
   )
+})
+
+test('a unit that changes more keys than it writes documents for queues the rest; answers stay exact', async (t) => {
+  const ctx = await bareContext(t)
+  const db = ctx.db.kysely
+  const rows = KEYS_DOCUMENTS_PER_UNIT + 50
+  const ids = Array.from({ length: rows }, (_, i) => `csv:many-${i}`)
+  await ctx.ledger.mutate((uow) =>
+    ingestBatchInUnit(uow, {
+      source: 'csv',
+      organizations: [{ id: 'csv:bank', name: 'Bank' }],
+      accounts: [{ id: 'csv:a', org_id: 'csv:bank', name: 'A', currency: 'USD', balance: '0' }],
+      transactions: ids.map((id, i) => ({
+        id,
+        account_id: 'csv:a',
+        amount: '-1.00',
+        date: '2024-01-01',
+        description: `row ${i}`,
+      })),
+    }),
+  )
+  // One unit labels them all, as a rules run does.
+  await ctx.ledger.mutate(async (uow) => {
+    const befores = await findTransactionsForChange(uow.trx, ids)
+    await writeKeyedValuesManyInUnit(
+      uow,
+      [LABELS],
+      ids.map((id, i) => ({
+        before: befores.get(id)!,
+        next: { labels: { batch: i % 2 === 0 ? 'okavango' : 'zambezi' } },
+      })),
+    )
+  })
+  const count = async (query: string) =>
+    (await sql<{ n: number }>`${sql.raw(query)}`.execute(db)).rows[0]!.n
+  const queued = await count('select count(*) as n from search_keys_pending')
+  const written = await count('select count(*) as n from search_keys')
+  assert.ok(queued > 0, 'past the bound, keys documents are queued')
+  assert.ok(written > 0 && written <= KEYS_DOCUMENTS_PER_UNIT, `${written} written in the unit`)
+  assert.equal(queued + written, rows, 'each change is written or queued')
+  const total = async (q: string) => (await searchTransactions(ctx, { q, limit: 1 })).total
+  for (const state of ['queued', 'indexed']) {
+    assert.equal(await total('okavango'), rows / 2, state)
+    assert.equal(await total('label:batch=zambezi'), rows / 2, state)
+    await indexAllQueuedDocuments(ctx.ledger)
+  }
+  assert.equal(await count('select count(*) as n from search_keys'), rows)
 })

@@ -6,9 +6,11 @@
 // behind. What is not an insert is queued and rebuilt here in batches, like
 // PostgreSQL's GIN "fastupdate" pending list: an edit of the text and a delete by
 // triggers (migration 0004) and backfills (0007, 0012) in search_pending, which
-// rebuilds both documents; a label or extension change by the same step, in bulk
-// (afterKeyedChange), in search_keys_pending, which rebuilds the small keys
-// document alone. The narrowing counts every queued transaction as a candidate
+// rebuilds both documents. A label or extension change gets its new keys
+// document in its own unit too, from the snapshots the same step is handed
+// (afterKeyedChange), up to KEYS_DOCUMENTS_PER_UNIT a unit; beyond that (a large
+// rules run) in search_keys_pending, which rebuilds the small keys document
+// alone. The narrowing counts every queued transaction as a candidate
 // (narrow.ts), so a backlog makes some searches slower for a while, never wrong;
 // the queues only hold what was edited in the last moments. PostgreSQL needs
 // none of this: its trigram indexes are maintained by the database.
@@ -29,9 +31,10 @@ export const SEARCH_INDEX_BATCH = 2000
 
 /**
  * The write step (ledger/unit-of-work.ts) that writes the documents of new
- * transactions in the unit that inserts them, and queues those of transactions
- * whose labels or extensions changed, one statement per batch (migration 0011:
- * a trigger per row cost a rules run or a plugin's writes about twice as
+ * transactions in the unit that inserts them, and the keys documents of
+ * transactions whose labels or extensions changed in the unit that changes
+ * them (a unit with more queues the rest), in bulk as the unit ends (migration
+ * 0011: a trigger per row cost a rules run or a plugin's writes about twice as
  * much). Edits of the text and deletes are queued by triggers (0004-search).
  */
 export const searchDocumentsStep: WriteStep = {
@@ -44,12 +47,57 @@ export const searchDocumentsStep: WriteStep = {
     )
     uow.memo(NEW_DOCUMENTS, () => [] as TransactionJson[]).push(...created)
   },
-  beforeCommit: (uow) =>
-    insertNewDocuments(
+  beforeCommit: async (uow) => {
+    await insertNewDocuments(
       uow.trx,
       uow.memo(NEW_DOCUMENTS, () => []),
-    ),
-  afterKeyedChange: (uow, _field, changed) => queueDocuments(uow.trx, changed),
+    )
+    // After the new ones: a row born in this unit and labelled since has its number now.
+    await writeKeysDocuments(uow.trx, [...uow.memo(CHANGED_KEYS, () => new Map()).values()])
+  },
+  afterKeyedChange: async (uow, _field, changed) => {
+    if (!buildsSearchDocuments(uow.trx)) return
+    const gathered = uow.memo(CHANGED_KEYS, () => new Map<string, TransactionJson>())
+    if (gathered.size + changed.length > KEYS_DOCUMENTS_PER_UNIT) {
+      await queueDocuments(uow.trx, changed)
+      return
+    }
+    // Each transaction as it stands after the unit's last change of it.
+    for (const tx of changed) gathered.set(tx.id, tx)
+  },
+}
+
+/** The transactions whose labels or extensions the unit changed, by id, for writeKeysDocuments. */
+const CHANGED_KEYS = Symbol('changed keys documents')
+
+/**
+ * Keys documents a unit writes itself, from its snapshots; past this, its
+ * changes are queued for the indexer. A plugin's batch (up to 2,048) or a
+ * manual write is searchable as it commits, and costs less than a queue entry
+ * and a rebuild from the tables would (in the labelling bench the rebuilds
+ * were a fifth of a plugin's writes); a rules run over a million rows keeps
+ * its unit short.
+ */
+export const KEYS_DOCUMENTS_PER_UNIT = 10_000
+
+/**
+ * Replaces the keys documents of `changed` (snapshots after their change) with
+ * ones built from them; a transaction left without keys keeps none, and one
+ * without a document number (its whole rebuild is queued) gets none here.
+ */
+async function writeKeysDocuments(
+  db: DbExecutor,
+  changed: readonly TransactionJson[],
+): Promise<void> {
+  if (changed.length === 0) return
+  const documents = JSON.stringify(
+    changed.map((tx) => [tx.id, labelLines(tx.labels), extensionLines(tx.extensions)]),
+  )
+  await deleteKeysDocuments(db, sql`(select value ->> 0 from json_each(${documents}))`)
+  await sql`insert into search_keys (rowid, labels, extensions)
+    select d.n, j.value ->> 1, j.value ->> 2 from json_each(${documents}) j
+    join search_documents d on d.transaction_id = j.value ->> 0
+    where j.value ->> 1 is not null or j.value ->> 2 is not null`.execute(db)
 }
 
 /**
