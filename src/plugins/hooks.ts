@@ -56,17 +56,20 @@ export interface HookTarget {
  * dirties a random page of three indexes keyed by transaction id (its row's, its
  * version's, its event's), and a unit writes each dirty page once: labelling
  * 100k imported rows wrote 4.6 pages of WAL per label in units of 256 and 1.4 in
- * units of 4,096 (docs/performance.md, Plugins). A unit of 2,048 labels is still
- * shorter than a sync's unit of 5,000 rows, with which it takes turns.
+ * units of 4,096 (docs/performance.md, Plugins). Batches of 2,048 drained an
+ * import's lag no sooner than 1,024 and cut the hook throughput of a short
+ * backlog (the first and last batches run without the other thread beside
+ * them). A unit of 1,024 labels is shorter than a sync's unit of 5,000 rows, with
+ * which it takes turns on the writer.
  */
-export const HOOK_BATCH_EVENTS = 2_048
+export const HOOK_BATCH_EVENTS = 1_024
 
 /**
  * How long the hook loop waits for the follower to fill the queue again while
  * it gathers a backlog's batch; the follower reads the log in pages, so a
  * refill takes a few milliseconds unless the backlog has ended.
  */
-const REFILL_WAIT_MS = 50
+const REFILL_WAIT_MS = 10
 
 /** A bounded hand-over between the follower and the hook loop. */
 class BoundedQueue<T> {

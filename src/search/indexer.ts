@@ -72,7 +72,7 @@ const CHANGED_KEYS = Symbol('changed keys documents')
 
 /**
  * Keys documents a unit writes itself, from its snapshots; past this, its
- * changes are queued for the indexer. A plugin's batch (up to 2,048) or a
+ * changes are queued for the indexer. A plugin's batch (up to 1,024) or a
  * manual write is searchable as it commits, and costs less than a queue entry
  * and a rebuild from the tables would (in the labelling bench the rebuilds
  * were a fifth of a plugin's writes); a rules run over a million rows keeps
