@@ -40,3 +40,29 @@ export function isoNow(clock: Clock): string {
 export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve))
 }
+
+/**
+ * A yield for work that runs back to back in microtasks (units of work taking
+ * turns on one connection's promise queue never give the loop a turn between
+ * them): answers a function that yields only when the loop has had no turn for
+ * `ms`, so that work the loop already interleaves pays nothing.
+ */
+export function yieldWhenLoopStarved(ms: number): () => Promise<void> {
+  let lastTurn = performance.now()
+  let watching = false
+  const watch = () => {
+    if (watching) return
+    watching = true
+    setImmediate(() => {
+      watching = false
+      lastTurn = performance.now()
+    })
+  }
+  return async () => {
+    if (performance.now() - lastTurn >= ms) {
+      await yieldToEventLoop()
+      lastTurn = performance.now()
+    }
+    watch()
+  }
+}
