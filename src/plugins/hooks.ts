@@ -53,10 +53,11 @@ export interface HookTarget {
  * The most events handed to a plugin at once: a batch starts at what the queue
  * holds and doubles while batches come full (a backlog, such as an import's
  * events), and its writes share a unit of work. Each label a plugin writes
- * dirties a random page of three indexes keyed by transaction id (its row's, its
- * version's, its event's), and a unit writes each dirty page once: labelling
- * 100k imported rows wrote 4.6 pages of WAL per label in units of 256 and 1.4 in
- * units of 4,096 (docs/performance.md, Plugins). Batches of 2,048 drained an
+ * dirties a random page of four indexes keyed by transaction id (its row's key
+ * and key/value entries, its version's key, its event's entity index), and a
+ * unit writes each dirty page once: labelling 100k imported rows wrote 4.6
+ * pages of WAL per label in units of 256, 3.1 in units of 1,024 and 1.4 in units
+ * of 4,096 (docs/performance.md, Plugins). Batches of 2,048 drained an
  * import's lag no sooner than 1,024 and cut the hook throughput of a short
  * backlog (the first and last batches run without the other thread beside
  * them). A unit of 1,024 labels is shorter than a sync's unit of 5,000 rows, with
