@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import { bareContext } from '../../test/helpers/context.js'
+import { csvBatch, csvRows } from '../../test/helpers/ledger.js'
 import { logHead } from '../events/store.js'
 import { createAccount } from '../ledger/accounts.js'
 import { ingestBatchInUnit } from '../ledger/ingest.js'
@@ -38,20 +39,7 @@ test('a backlog is handed over in batches that grow past the queue; a lone event
   assert.equal(ctx.config.plugins.queue_size, 16)
   const rows = 3 * HOOK_BATCH_EVENTS
   const ids = Array.from({ length: rows }, (_, i) => `csv:backlog-${i}`)
-  await ctx.ledger.mutate((uow) =>
-    ingestBatchInUnit(uow, {
-      source: 'csv',
-      organizations: [{ id: 'csv:bank', name: 'Bank' }],
-      accounts: [{ id: 'csv:a', org_id: 'csv:bank', name: 'A', currency: 'USD', balance: '0' }],
-      transactions: ids.map((id, i) => ({
-        id,
-        account_id: 'csv:a',
-        amount: '-1.00',
-        date: '2024-01-01',
-        description: `row ${i}`,
-      })),
-    }),
-  )
+  await ctx.ledger.mutate((uow) => ingestBatchInUnit(uow, csvBatch(csvRows(ids))))
   const target = recordingTarget()
   const runner = new HookRunner(ctx, target, 0)
   runner.start()

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { bareContext } from '../../test/helpers/context.js'
+import { csvBatch, csvRows } from '../../test/helpers/ledger.js'
 import { sql } from 'kysely'
 import { createAccount } from '../ledger/accounts.js'
 import { setTransactionLabels } from '../ledger/labels.js'
@@ -114,20 +115,7 @@ test('a unit that changes more keys than it writes documents for queues the rest
   const db = ctx.db.kysely
   const rows = KEYS_DOCUMENTS_PER_UNIT + 50
   const ids = Array.from({ length: rows }, (_, i) => `csv:many-${i}`)
-  await ctx.ledger.mutate((uow) =>
-    ingestBatchInUnit(uow, {
-      source: 'csv',
-      organizations: [{ id: 'csv:bank', name: 'Bank' }],
-      accounts: [{ id: 'csv:a', org_id: 'csv:bank', name: 'A', currency: 'USD', balance: '0' }],
-      transactions: ids.map((id, i) => ({
-        id,
-        account_id: 'csv:a',
-        amount: '-1.00',
-        date: '2024-01-01',
-        description: `row ${i}`,
-      })),
-    }),
-  )
+  await ctx.ledger.mutate((uow) => ingestBatchInUnit(uow, csvBatch(csvRows(ids))))
   // One unit labels them all, as a rules run does.
   await ctx.ledger.mutate(async (uow) => {
     const befores = await findTransactionsForChange(uow.trx, ids)

@@ -61,6 +61,17 @@ export async function ingest(app: TestAppHandle, batch: IngestBatch): Promise<In
   return app.ctx.ledger.mutate((uow) => ingestBatchInUnit(uow, batch))
 }
 
+/** Rows of csvBatch's account, one per id, alike but for their description (`row <i>`). */
+export function csvRows(ids: readonly string[]): IngestBatch['transactions'] {
+  return ids.map((id, i) => ({
+    id,
+    account_id: 'csv:checking',
+    amount: '-1.00',
+    date: '2024-01-01',
+    description: `row ${i}`,
+  }))
+}
+
 /** The organization, account and transactions of a small CSV folder. */
 export function csvBatch(transactions: IngestBatch['transactions'] = []): IngestBatch {
   return {
