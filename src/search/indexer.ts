@@ -90,14 +90,28 @@ async function writeKeysDocuments(
   changed: readonly TransactionJson[],
 ): Promise<void> {
   if (changed.length === 0) return
-  const documents = JSON.stringify(
-    changed.map((tx) => [tx.id, labelLines(tx.labels), extensionLines(tx.extensions)]),
+  // Each number looked up once, not once to delete and again to insert: a
+  // lookup by transaction id lands on a random page of a large index.
+  const { rows: numbered } = await sql<{ n: number; at: number }>`select d.n, j.key as at
+    from json_each(${JSON.stringify(changed.map((tx) => tx.id))}) j
+    join search_documents d on d.transaction_id = j.value`.execute(db)
+  if (numbered.length === 0) return
+  const numbers = JSON.stringify(numbered.map(({ n }) => n))
+  await sql`delete from search_keys where rowid in (select value from json_each(${numbers}))`.execute(
+    db,
   )
-  await deleteKeysDocuments(db, sql`(select value ->> 0 from json_each(${documents}))`)
+  const documents: Array<[number, string | null, string | null]> = []
+  for (const { n, at } of numbered) {
+    const tx = changed[at]!
+    const labels = labelLines(tx.labels)
+    const extensions = extensionLines(tx.extensions)
+    if (labels !== null || extensions !== null) documents.push([n, labels, extensions])
+  }
+  if (documents.length === 0) return
   await sql`insert into search_keys (rowid, labels, extensions)
-    select d.n, j.value ->> 1, j.value ->> 2 from json_each(${documents}) j
-    join search_documents d on d.transaction_id = j.value ->> 0
-    where j.value ->> 1 is not null or j.value ->> 2 is not null`.execute(db)
+    select value ->> 0, value ->> 1, value ->> 2 from json_each(${JSON.stringify(documents)})`.execute(
+    db,
+  )
 }
 
 /**
