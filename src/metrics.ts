@@ -14,6 +14,9 @@ export interface Metrics {
   webhookDropped: Counter
   pluginHookRuns: Counter<'plugin' | 'status'>
   pluginEgress: Counter<'plugin' | 'outcome'>
+  pluginLag: Gauge<'plugin'>
+  /** Set by the plugin service while this process runs hooks (plugins/index.ts); read at each scrape. */
+  readPluginLag: { current: PluginLagReader | null }
   authFailures: Counter
   authRateLimited: Counter
   sseStreams: Gauge
@@ -21,9 +24,13 @@ export interface Metrics {
   searchQueued: Gauge
 }
 
+/** Each running plugin's events not yet handled, by plugin name. */
+export type PluginLagReader = () => Promise<ReadonlyMap<string, number>>
+
 export function createMetrics(): Metrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry, prefix: 'service_' })
+  const readPluginLag: Metrics['readPluginLag'] = { current: null }
   return {
     registry,
     httpRequests: new Counter({
@@ -91,6 +98,19 @@ export function createMetrics(): Metrics {
       labelNames: ['plugin', 'outcome'],
       registers: [registry],
     }),
+    // How far behind each plugin's hooks are (a plugin catching up with an import).
+    pluginLag: new Gauge({
+      name: 'service_plugin_lag_events',
+      help: "Events in the log after a running plugin's cursor: written, not yet handled by its hooks.",
+      labelNames: ['plugin'],
+      registers: [registry],
+      async collect() {
+        this.reset()
+        for (const [plugin, lag] of (await readPluginLag.current?.()) ?? [])
+          this.set({ plugin }, lag)
+      },
+    }),
+    readPluginLag,
     // docs/security.md: brute force and SSE exhaustion.
     authFailures: new Counter({
       name: 'service_auth_failures_total',

@@ -5,6 +5,7 @@ import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { startTestApp, type TestApp } from './helpers/app.js'
+import { csvBatch, csvRows, headSequence, ingest } from './helpers/ledger.js'
 import {
   newAccount,
   newTransaction,
@@ -303,4 +304,48 @@ test('deletes reach onTransactionDelete: a manual row, and each row of a deleted
     await waitFor(`the delete hook of ${id}`, async () =>
       app.logs.some((line) => line.includes(`deleted ${id}`)) ? true : undefined,
     )
+})
+
+/** The value of `service_plugin_lag_events` for `plugin` in a scrape, or undefined when absent. */
+async function lagOf(app: TestApp, plugin: string): Promise<number | undefined> {
+  const metrics = await app.request('GET', '/metrics', auth)
+  const line = new RegExp(`^service_plugin_lag_events\\{plugin="${plugin}"\\} (\\d+)$`, 'm')
+  const match = line.exec(metrics.text)
+  return match ? Number(match[1]) : undefined
+}
+
+test('GET /metrics shows how far each running plugin is behind; a backlog is logged as it starts and ends', async (t) => {
+  const app = await start(t, {
+    SERVICE_PLUGINS_HOOK_TIMEOUT: '2s',
+    SERVICE_PLUGINS_QUEUE_SIZE: '4',
+  })
+  writePlugin(app, 'waiting', {
+    hooks: ['onTransactionCreate'],
+    code: 'export async function onTransactionCreate() { await new Promise(() => {}) }',
+  })
+  writeLabeller(app)
+  for (const name of ['waiting', 'labeller'])
+    assert.equal((await app.request('POST', `/api/v1/plugins/${name}/enable`, auth)).status, 200)
+  assert.equal(await lagOf(app, 'waiting'), 0)
+
+  await ingest(app, csvBatch(csvRows(Array.from({ length: 24 }, (_, i) => `csv:lag-${i}`))))
+  const head = await headSequence(app, auth)
+  // The waiting plugin's first hook holds its batch for the 2 s timeout: its events wait.
+  const behind = await lagOf(app, 'waiting')
+  assert.ok(behind !== undefined && behind > 0, `lag while a hook waits: ${behind}`)
+  for (const name of ['waiting', 'labeller']) await app.plugins.manager.whenHandled(name, head)
+  assert.equal(await lagOf(app, 'waiting'), 0)
+  assert.equal(await lagOf(app, 'labeller'), 0)
+
+  // 26 events through a queue of 4: full batches, a backlog worked through and logged.
+  await waitFor('the backlog logged', async () =>
+    app.logs.some((line) => line.includes('caught up with a backlog') && line.includes('labeller'))
+      ? 1
+      : undefined,
+  )
+  assert.ok(app.logs.some((line) => line.includes('working through a backlog of events')))
+
+  // A disabled plugin runs no hooks here: it leaves the gauge.
+  await app.request('POST', '/api/v1/plugins/labeller/disable', auth)
+  assert.equal(await lagOf(app, 'labeller'), undefined)
 })

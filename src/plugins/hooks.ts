@@ -168,6 +168,8 @@ export class HookRunner {
   private written: Promise<void> = Promise.resolve()
   /** Ends the bulk-write stretch held while working through a backlog (null: none held). */
   private endBulk: ((immediately?: boolean) => Promise<void>) | null = null
+  /** The backlog being worked through (while endBulk is held): since when, and events taken so far. */
+  private backlog: { startedAt: number; events: number } | null = null
   /** The next batch's size: doubles while batches come full (a backlog), from the queue's size. */
   private batchEvents: number
 
@@ -261,6 +263,7 @@ export class HookRunner {
       // A full batch means a backlog (an import's events): working through it is
       // bulk writing, like the sync that made it, until a batch comes up short.
       await this.bulk(full)
+      if (this.backlog) this.backlog.events += events.length
       const calls = []
       const callEvent: number[] = []
       for (const [index, event] of events.entries()) {
@@ -287,6 +290,7 @@ export class HookRunner {
 
   /** Bulk-write settings on or off; off settles first unless `immediately` (db/bulk.ts). */
   private async bulk(on: boolean, immediately = false): Promise<void> {
+    this.logBacklog(on, immediately ? 'stopped while working through' : 'caught up with')
     try {
       if (on && !this.endBulk)
         this.endBulk = await startBulkWrites(this.ctx.db.kysely, { settleMs: BULK_SETTLE_MS })
@@ -299,6 +303,26 @@ export class HookRunner {
       this.ctx.log.warn(
         { err: error, plugin: this.target.name },
         'plugins: bulk-write settings failed',
+      )
+    }
+  }
+
+  /** A line when a backlog starts and one when it has been worked through (long work is logged). */
+  private logBacklog(on: boolean, ended: string): void {
+    const plugin = this.target.name
+    if (on && !this.backlog) {
+      this.backlog = { startedAt: performance.now(), events: 0 }
+      this.ctx.log.info(
+        { plugin, after: this.handled },
+        'plugins: working through a backlog of events',
+      )
+    } else if (!on && this.backlog) {
+      const seconds = (performance.now() - this.backlog.startedAt) / 1000
+      const { events } = this.backlog
+      this.backlog = null
+      this.ctx.log.info(
+        { plugin, events, seconds: Number(seconds.toFixed(1)), cursor: this.handled },
+        `plugins: ${ended} a backlog: ${events} events in ${seconds.toFixed(1)} s`,
       )
     }
   }

@@ -47,6 +47,15 @@ export class PluginService {
     }
     this.started = true
     await this.manager.start()
+    ctx.metrics.readPluginLag.current = async () => {
+      try {
+        return await this.manager.lags()
+      } catch (error) {
+        // A scrape answers without the gauge rather than fail (the log head could not be read).
+        ctx.log.warn({ err: error }, 'plugins: reading the lag for /metrics failed')
+        return new Map()
+      }
+    }
     if (hasSessionLocks(ctx.db.kysely)) {
       // Enables and disables made through another process reach this one.
       this.watch = await watchChanges(ctx.db, ctx.config.database.dsn, {
@@ -67,6 +76,7 @@ export class PluginService {
 
   async stop(): Promise<void> {
     if (!this.started) return
+    this.ctx.metrics.readPluginLag.current = null
     this.lease?.stopTrying()
     await this.watch?.close()
     await this.manager.stop()

@@ -318,6 +318,19 @@ export class PluginManager {
     await runner.whenHandled(sequence)
   }
 
+  /**
+   * Each plugin whose hooks run in this process: the events in the log after
+   * its cursor (GET /metrics, `service_plugin_lag_events`).
+   */
+  async lags(): Promise<Map<string, number>> {
+    const running = [...this.plugins.values()].filter((plugin) => plugin.runner)
+    if (running.length === 0) return new Map()
+    const head = await logHead(this.ctx.db.kysely)
+    return new Map(
+      running.map((plugin) => [plugin.name, Math.max(0, head - (plugin.runner?.cursor ?? head))]),
+    )
+  }
+
   // ---- inside ------------------------------------------------------------
 
   /**
