@@ -2,6 +2,8 @@
 // `.js` in dist/, or the `.ts` source when the service runs under tsx (tests,
 // `npm run bench`). Node 20 does not carry tsx's --import hooks into workers, so
 // under tsx the worker registers tsx itself before it loads the TypeScript module.
+import { readlinkSync } from 'node:fs'
+import { getPriority, setPriority } from 'node:os'
 import { Worker, type WorkerOptions } from 'node:worker_threads'
 
 /** The URL of `<name>.ts` or `<name>.js` beside `callerUrl` (pass import.meta.url). */
@@ -14,4 +16,21 @@ export function startModuleWorker(url: URL, options: Omit<WorkerOptions, 'eval'>
   const tsx = import.meta.resolve('tsx/esm/api')
   const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}) })`
   return new Worker(bootstrap, { ...options, eval: true })
+}
+
+/**
+ * Lowers the CPU priority of the calling thread (Linux: a thread has its own
+ * nice value, and setpriority takes its id), so that when it and the main
+ * thread want the same core the main thread runs first. Elsewhere, or where it
+ * is refused, the thread keeps its priority: answers whether it was lowered.
+ */
+export function lowerThisThreadPriority(nice: number): boolean {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop())
+    if (!Number.isInteger(tid) || tid <= 0) return false
+    setPriority(tid, Math.max(nice, getPriority(tid)))
+    return true
+  } catch {
+    return false
+  }
 }

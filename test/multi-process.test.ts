@@ -197,6 +197,65 @@ test('events written by coffer sync and coffer mcp reach the server’s SSE clie
   })
 })
 
+test('the server’s own writes, interleaved with another process’s, reach its SSE clients once each and in order', async (t) => {
+  // The server publishes its own commits as it has them in hand and reads the
+  // log only for what another process committed between them (events/publisher.ts).
+  const app = await startTestApp(t, { env: { SERVICE_DASHBOARD_TOKEN: TOKEN } })
+  const sse = await SseClient.open(app, '', { authorization: `Bearer ${TOKEN}` })
+  t.after(() => sse.close())
+  await sse.until('the stream to open', () => sse.comments.includes('stream open'))
+  const start = await headSequence(app, { token: TOKEN })
+  const own = (await call(app, 'POST', '/api/v1/accounts', 201, {
+    name: 'Own',
+    currency: 'USD',
+  })) as { id: string }
+
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: cofferArgs(['mcp', '--config', NO_CONFIG]),
+    cwd: CHECKOUT,
+    env: sameDatabase(app),
+    stderr: 'ignore',
+  })
+  const client = new Client({ name: 'coffer-test', version: '1' })
+  await client.connect(transport)
+  t.after(() => client.close())
+  const other = await toolOk(client, 'create_account', { name: 'Other', currency: 'USD' })
+  const WRITES = 40
+  await Promise.all([
+    (async () => {
+      for (let i = 0; i < WRITES; i++)
+        await toolOk(client, 'create_transaction', {
+          account_id: other.id,
+          amount: `-${i}.10`,
+          date: '2024-02-01',
+        })
+    })(),
+    (async () => {
+      for (let i = 0; i < WRITES; i++)
+        await call(app, 'POST', '/api/v1/transactions', 201, {
+          account_id: own.id,
+          amount: `-${i}.20`,
+          date: '2024-02-02',
+        })
+    })(),
+  ])
+
+  const log = await eventsAfter(app, start, { token: TOKEN })
+  assert.equal(log.filter((e) => e.type === 'transaction.created').length, 2 * WRITES)
+  await sse.until(`${log.length} frames`, () => sse.frames.length >= log.length)
+  assert.deepEqual(
+    sse.frames.map((f) => Number(f.id)),
+    log.map((e) => e.sequence),
+    'every sequence of the log, in order, once',
+  )
+  assert.deepEqual(
+    sse.frames.map((f) => f.data),
+    log,
+    'each event as the log holds it',
+  )
+})
+
 test('two coffer sync processes started together import each row once', async (t) => {
   const app = await startTestApp(t, { env: { SERVICE_DASHBOARD_TOKEN: TOKEN } })
   const rows = 2_000

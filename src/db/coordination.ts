@@ -44,13 +44,14 @@ export async function lockTransactionRows(trx: DbExecutor, ids: readonly string[
 
 /**
  * Tells every process watching `channel` that something changed; inside a
- * transaction the notice is delivered only if it commits. A no-op on SQLite,
- * whose watchers poll.
+ * transaction the notice is delivered only if it commits. `sender` reaches the
+ * watchers (WatchOptions.onChange), so that one can pass over its own notices.
+ * A no-op on SQLite, whose watchers poll.
  */
-export async function announceChange(trx: DbExecutor, channel: string): Promise<void> {
+export async function announceChange(trx: DbExecutor, channel: string, sender = ''): Promise<void> {
   if (dialectOf(trx) !== 'postgres') return
   // One channel per schema, so that databases sharing a server stay apart.
-  await sql`select pg_notify(${channel} || '_' || current_schema(), '')`.execute(trx)
+  await sql`select pg_notify(${channel} || '_' || current_schema(), ${sender})`.execute(trx)
 }
 
 export interface ChangeWatch {
@@ -62,8 +63,11 @@ export interface WatchOptions {
   /** SQLite: how often to look for other processes' changes. */
   pollMs: number
   log: Logger
-  /** Called on every notice, or on every poll; also once as soon as the watch starts. */
-  onChange: () => void
+  /**
+   * Called on every notice, with its sender (announceChange), or on every poll
+   * and once as soon as the watch starts, without one.
+   */
+  onChange: (sender?: string) => void
 }
 
 const RECONNECT_DELAY_MS = 1000
@@ -86,7 +90,7 @@ export async function watchChanges(
     await watch.start()
     return watch
   }
-  const timer = setInterval(options.onChange, options.pollMs)
+  const timer = setInterval(() => options.onChange(), options.pollMs)
   timer.unref()
   options.onChange()
   return {
@@ -110,7 +114,7 @@ class PostgresListener implements ChangeWatch {
 
   async start(): Promise<void> {
     const client = new pg.Client({ connectionString: this.dsn })
-    client.on('notification', () => this.options.onChange())
+    client.on('notification', (notice) => this.options.onChange(notice.payload))
     client.on('error', (error) => {
       this.options.log.warn(
         { err: error },

@@ -79,6 +79,18 @@ export async function appendEventRows(
   })
 }
 
+/**
+ * Appended events as a read of the log gives them once committed: `data` is
+ * parsed back from the JSON text the log holds, so no consumer shares an
+ * object with the unit that emitted it or sees what JSON would not keep.
+ */
+export function asLogged(appended: readonly EventEnvelope[], rows: EventRows): EventEnvelope[] {
+  return appended.map((event, i) => ({
+    ...event,
+    data: JSON.parse(rows.rows[i]![5] as string) as unknown,
+  }))
+}
+
 /** toEventRows then appendEventRows: for appends that are not the unit of work's (tests, tools). */
 export function appendEvents(
   trx: Executor,

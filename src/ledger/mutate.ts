@@ -4,7 +4,7 @@
 // published to the bus. A unit that throws rolls back and publishes nothing.
 import type { Db } from '../db/connect.js'
 import type { LogTail } from '../events/publisher.js'
-import { appendEventRows, lockEventAppends, toEventRows } from '../events/store.js'
+import { appendEventRows, lockEventAppends, toEventRows, type EventRows } from '../events/store.js'
 import type { EventEnvelope, NewEvent } from '../events/types.js'
 import { isoNow, yieldWhenLoopStarved, type Clock } from '../clock.js'
 import type { WriteStep, UnitOfWork } from './unit-of-work.js'
@@ -43,9 +43,8 @@ export class Ledger {
   ): Promise<T> {
     const { db, publisher, clock } = this.deps
     const pending: NewEvent[] = []
-    let committed: EventEnvelope[] = []
     const now = isoNow(clock)
-    const result = await db.kysely.transaction().execute(async (trx) => {
+    const { value, appended } = await db.kysely.transaction().execute(async (trx) => {
       await this.loopTurn()
       const memos = new Map<symbol, unknown>()
       const uow: UnitOfWork = {
@@ -60,20 +59,20 @@ export class Ledger {
         },
       }
       const value = await work(uow)
+      let appended: { events: EventEnvelope[]; rows: EventRows } | null = null
       for (const step of this.writeSteps) await step.beforeCommit?.(uow)
       if (pending.length > 0 && this.deps.eventsEnabled()) {
         // Ids and JSON first: other units wait for the append lock (PostgreSQL)
         // only while the rows go in and the unit commits.
         const rows = toEventRows(pending, now)
         await lockEventAppends(trx)
-        committed = await appendEventRows(trx, rows)
+        appended = { events: await appendEventRows(trx, rows), rows }
         await publisher.afterAppend(trx)
       }
-      return value
+      return { value, appended }
     })
-    // Publication is the log tail's: it reads what the log now holds, in order.
-    const newest = committed.at(-1)
-    if (newest) publisher.committed(newest.sequence)
-    return result
+    // Publication is the log tail's: it publishes what the log now holds, in order.
+    if (appended) publisher.committed(appended.events, appended.rows)
+    return value
   }
 }

@@ -29,6 +29,11 @@ export class Plugin {
   /** Whether `health` holds an outcome not written yet, and when it was last written. */
   healthDirty = false
   healthSavedAt = 0
+  /**
+   * Whether its event hooks have read or written a transaction: from then on
+   * each batch is handed the transactions of its events (batches.ts).
+   */
+  readsTransactions = false
   /** Calls into the sandbox, one after another (restarts included). */
   turn: Promise<unknown> = Promise.resolve()
 

@@ -39,7 +39,7 @@ export type CallOutcome =
  * `completed` ones, whose writes went with it.
  */
 export type BatchResult =
-  | { status: 'ran'; outcomes: BatchOutcome[]; writes: BatchWrite[] }
+  | { status: 'ran'; outcomes: BatchOutcome[]; writes: BatchWrite[]; wantsKnown: boolean }
   | { status: 'ended'; completed: number; failure: Exclude<BatchOutcome, { status: 'ok' }> }
 
 /** Past the timeout, how long the engine's own interrupt gets before the thread is ended. */
@@ -131,11 +131,12 @@ export class PluginSandbox {
   /**
    * Runs event hooks in order in the worker, handing it `known` transactions
    * whose reads and writes it answers itself; it stops after `sliceMs`, at a
-   * call that broke a limit, or (after the hook in flight) once `signal` aborts.
+   * call that broke a limit, after a hook that wanted `known` when it was not
+   * sent, or (after the hook in flight) once `signal` aborts.
    */
   runBatch(
     calls: BatchCall[],
-    known: Array<[id: string, transaction: TransactionJson | null]>,
+    known: Array<[id: string, transaction: TransactionJson | null]> | null,
     sliceMs: number,
     signal: AbortSignal,
   ): Promise<BatchResult> {
@@ -178,12 +179,12 @@ export class PluginSandbox {
 
   private runBatchNow(
     calls: BatchCall[],
-    known: Array<[id: string, transaction: TransactionJson | null]>,
+    known: Array<[id: string, transaction: TransactionJson | null]> | null,
     sliceMs: number,
     signal: AbortSignal,
   ): Promise<BatchResult> {
     if (this.exited || signal.aborted) {
-      return Promise.resolve({ status: 'ran', outcomes: [], writes: [] })
+      return Promise.resolve({ status: 'ran', outcomes: [], writes: [], wantsKnown: false })
     }
     const stop = () => Atomics.store(this.control, CONTROL_STOP, 1)
     Atomics.store(this.control, CONTROL_STOP, 0)
@@ -197,7 +198,12 @@ export class PluginSandbox {
       const id = this.begin<BatchResult>(resolve, {
         answer: (message) =>
           message.type === 'batch-done'
-            ? { status: 'ran', outcomes: message.outcomes, writes: message.writes }
+            ? {
+                status: 'ran',
+                outcomes: message.outcomes,
+                writes: message.writes,
+                wantsKnown: message.wantsKnown,
+              }
             : null,
         killed: ended({ status: 'timeout', message: `ran longer than ${this.setup.timeoutMs} ms` }),
         exited: ended({ status: 'error', message: 'the sandbox stopped' }),

@@ -56,13 +56,14 @@ export type ToWorker =
    * Event hooks to run in order, until they are done, `sliceMs` has passed, a
    * call broke a limit, or control[CONTROL_STOP] is set. `known`: the
    * transactions of those events as they stand (null: there is none), whose
-   * reads and writes the worker answers itself.
+   * reads and writes the worker answers itself; null when not sent, for a
+   * plugin that has not read or written one yet (see `wantsKnown`).
    */
   | {
       type: 'batch'
       id: number
       calls: BatchCall[]
-      known: Array<[id: string, transaction: TransactionJson | null]>
+      known: Array<[id: string, transaction: TransactionJson | null]> | null
       sliceMs: number
     }
   | { type: 'host-result'; callId: number; ok: true; json: string | null }
@@ -73,7 +74,17 @@ export type FromWorker =
   | { type: 'failed'; status: Exclude<CallStatus, 'ok'>; message: string }
   | { type: 'done'; id: number; status: 'ok'; json: string | null }
   | { type: 'done'; id: number; status: Exclude<CallStatus, 'ok'>; message: string }
-  | { type: 'batch-done'; id: number; outcomes: BatchOutcome[]; writes: BatchWrite[] }
+  /**
+   * `wantsKnown`: the batch came without `known` and a hook read or wrote a
+   * transaction; the batch stopped after that hook, so that the rest run with them.
+   */
+  | {
+      type: 'batch-done'
+      id: number
+      outcomes: BatchOutcome[]
+      writes: BatchWrite[]
+      wantsKnown: boolean
+    }
   | { type: 'host'; callId: number; method: string; args: string }
 
 /** JSON from plugin code: `__proto__` keys are dropped, never turned into prototypes. */

@@ -16,6 +16,7 @@ import {
   type VmCallResult,
 } from 'quickjs-emscripten'
 import { NotFound } from '../../errors.js'
+import { lowerThisThreadPriority } from '../../worker-module.js'
 import type { TransactionJson } from '../../ledger/json.js'
 import { changeOf, isWriteMethod, PendingChanges, WRITE_METHODS, writeAnswer } from '../changes.js'
 import {
@@ -37,6 +38,14 @@ const setup = workerData as SandboxSetup
 const port = parentPort!
 const control = new Int32Array(setup.control)
 const send = (message: FromWorker) => port.postMessage(message)
+
+/**
+ * Plugins run below the service: when a sandbox and the main thread want the
+ * same core, the main thread (requests, writes) goes first. Five no-op plugins
+ * at the same priority took the core from the writer hundreds of times a
+ * second (docs/performance.md, Plugins).
+ */
+const PLUGIN_THREAD_NICE = 10
 
 /** The engine's stack: deep recursion ends as an error well before the thread's own stack. */
 const STACK_BYTES = 256 * 1024
@@ -89,9 +98,12 @@ class SandboxFailure extends Error {
  * trip to the main thread. Anything else is asked of the main thread.
  */
 interface LocalTransactions {
-  known: Map<string, TransactionJson | null>
+  /** null: the batch came without them, and every read and write is asked of the main thread. */
+  known: Map<string, TransactionJson | null> | null
   pending: PendingChanges
   writes: BatchWrite[]
+  /** A hook read or wrote a transaction while `known` was null. */
+  wantsKnown: boolean
 }
 
 type LocalAnswer = { ok: true; json: string | null } | { ok: false; message: string }
@@ -197,9 +209,10 @@ class Sandbox {
     message: Extract<ToWorker, { type: 'batch' }>,
   ): Promise<Omit<Extract<FromWorker, { type: 'batch-done' }>, 'type' | 'id'>> {
     const local: LocalTransactions = {
-      known: new Map(message.known),
+      known: message.known ? new Map(message.known) : null,
       pending: new PendingChanges(),
       writes: [],
+      wantsKnown: false,
     }
     this.local = local
     const outcomes: BatchOutcome[] = []
@@ -219,8 +232,10 @@ class Sandbox {
         } finally {
           Atomics.store(control, CONTROL_DONE, outcomes.length)
         }
+        // The rest of the batch runs with its transactions in hand (messages.ts).
+        if (local.wantsKnown) break
       }
-      return { outcomes, writes: local.writes }
+      return { outcomes, writes: local.writes, wantsKnown: local.wantsKnown }
     } finally {
       this.local = null
     }
@@ -241,6 +256,10 @@ class Sandbox {
           : null
     // Without the capability the host answers, with its own message.
     if (!capability || !setup.capabilities.includes(capability)) return null
+    if (!local.known) {
+      local.wantsKnown = true
+      return null
+    }
     let args: unknown
     try {
       args = parsePluginJson(argsJson)
@@ -430,6 +449,7 @@ class Sandbox {
 }
 
 async function main(): Promise<void> {
+  lowerThisThreadPriority(PLUGIN_THREAD_NICE)
   const module = await newQuickJSWASMModule()
   const runtime = module.newRuntime()
   const sandbox = new Sandbox(runtime, runtime.newContext())
@@ -448,8 +468,7 @@ async function main(): Promise<void> {
     }
     if (message.type === 'batch') {
       turn = turn.then(async () => {
-        const { outcomes, writes } = await sandbox.runBatch(message)
-        send({ type: 'batch-done', id: message.id, outcomes, writes })
+        send({ type: 'batch-done', id: message.id, ...(await sandbox.runBatch(message)) })
       })
       return
     }
