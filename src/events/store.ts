@@ -5,6 +5,7 @@ import { insertRowsChunked } from '../db/bulk.js'
 import { lockForTransaction } from '../db/coordination.js'
 import type { Database } from '../db/schema.js'
 import { newEventId } from './event-id.js'
+import { envelopeFromLog } from './json.js'
 import type { EventRow } from './tables.js'
 import type { EventEnvelope, NewEvent } from './types.js'
 
@@ -39,6 +40,8 @@ const EVENT_COLUMNS = [
   'occurred_at',
   'data',
 ] as const
+
+const DATA_COLUMN = EVENT_COLUMNS.indexOf('data')
 
 export function toEventRows(events: readonly NewEvent[], occurredAt: string): EventRows {
   const rows = events.map((event) => [
@@ -85,10 +88,7 @@ export async function appendEventRows(
  * object with the unit that emitted it or sees what JSON would not keep.
  */
 export function asLogged(appended: readonly EventEnvelope[], rows: EventRows): EventEnvelope[] {
-  return appended.map((event, i) => ({
-    ...event,
-    data: JSON.parse(rows.rows[i]![5] as string) as unknown,
-  }))
+  return appended.map((event, i) => envelopeFromLog(event, rows.rows[i]![DATA_COLUMN] as string))
 }
 
 /** toEventRows then appendEventRows: for appends that are not the unit of work's (tests, tools). */
@@ -107,15 +107,17 @@ export interface EventFilter {
 }
 
 export function toEnvelope(row: EventRow): EventEnvelope {
-  return {
-    sequence: Number(row.sequence),
-    event_id: row.event_id,
-    type: row.type,
-    entity_type: row.entity_type,
-    entity_id: row.entity_id,
-    occurred_at: row.occurred_at,
-    data: JSON.parse(row.data) as unknown,
-  }
+  return envelopeFromLog(
+    {
+      sequence: Number(row.sequence),
+      event_id: row.event_id,
+      type: row.type,
+      entity_type: row.entity_type,
+      entity_id: row.entity_id,
+      occurred_at: row.occurred_at,
+    },
+    row.data,
+  )
 }
 
 function filtered(db: Executor, filter: EventFilter) {

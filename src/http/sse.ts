@@ -13,6 +13,7 @@ import { yieldToEventLoop } from '../clock.js'
 import type { ServiceContext } from '../context.js'
 import { Invalid, TooManyRequests } from '../errors.js'
 import { followEvents } from '../events/follow.js'
+import { eventJson } from '../events/json.js'
 import { logHead, type EventFilter } from '../events/store.js'
 
 export const SSE_PING_INTERVAL_MS = 25_000
@@ -177,7 +178,7 @@ export async function streamEvents(
     })
     let sinceYield = 0
     for await (const event of events) {
-      const frame = `id: ${event.sequence}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
+      const frame = `id: ${event.sequence}\nevent: ${event.type}\ndata: ${eventJson(event)}\n\n`
       const bytes = Buffer.byteLength(frame)
       const accepted = res.write(frame)
       stream.bytesWritten += bytes

@@ -8,6 +8,7 @@
 import type { Logger } from 'pino'
 import type { ServiceContext } from '../context.js'
 import type { EventEnvelope } from '../events/types.js'
+import { jsonOf } from '../events/json.js'
 import type { TransactionJson } from '../ledger/json.js'
 import { findTransactions } from '../ledger/snapshots.js'
 import type { PluginHealth } from './health.js'
@@ -60,7 +61,7 @@ export class EventBatches {
     signal: AbortSignal,
   ): Promise<{ ran: number; written: Promise<void> }> {
     const batch = new WriteBatch(plugin.unwritten?.batch ?? null)
-    const encoded = calls.map(({ hook, arg }) => ({ hook, arg: JSON.stringify(arg ?? null) }))
+    const encoded = calls.map(({ hook, arg }) => ({ hook, arg: jsonOf(arg) }))
     // A call the worker was stuck on when it was ended: recorded, and not run again.
     const skipped = new Set<number>()
     let done = 0

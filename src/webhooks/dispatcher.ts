@@ -18,6 +18,7 @@
 import type { ServiceContext } from '../context.js'
 import { parseDuration, type Config } from '../config/index.js'
 import { followEvents } from '../events/follow.js'
+import { eventJson } from '../events/json.js'
 import { logHead, readEventsAfter } from '../events/store.js'
 import type { EventEnvelope } from '../events/types.js'
 import { isoNow, startTimer } from '../clock.js'
@@ -201,7 +202,7 @@ export class WebhookDispatcher {
     for (const target of targets) {
       if (event.sequence <= target.startsAfter) continue
       if (!subscribesTo(target.eventTypes, event.type)) continue
-      body ??= JSON.stringify(event)
+      body ??= eventJson(event)
       const queued = this.queue.offer({
         webhookId: target.id,
         sequence: event.sequence,
