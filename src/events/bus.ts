@@ -35,6 +35,11 @@ export class Subscription {
     return true
   }
 
+  /** The events buffered now, without waiting for more. */
+  takeBuffered(): EventEnvelope[] {
+    return this.queue.splice(0)
+  }
+
   /** The next event, or null once the subscription is closed or dropped. */
   next(): Promise<EventEnvelope | null> {
     const head = this.queue.shift()

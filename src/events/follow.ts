@@ -27,6 +27,15 @@ function matches(filter: EventFilter, event: EventEnvelope): boolean {
 }
 
 export async function* followEvents(options: FollowOptions): AsyncGenerator<EventEnvelope> {
+  for await (const events of followEventBatches(options)) yield* events
+}
+
+/**
+ * followEvents in batches: a replayed page, or the live events that arrived
+ * together. For a consumer that hands events on in bulk (plugin hooks), one
+ * turn per batch instead of one per event.
+ */
+export async function* followEventBatches(options: FollowOptions): AsyncGenerator<EventEnvelope[]> {
   const { db, bus, signal } = options
   const filter = options.filter ?? {}
   let last = options.after
@@ -39,20 +48,23 @@ export async function* followEvents(options: FollowOptions): AsyncGenerator<Even
     try {
       for (;;) {
         const page = await readEventsAfter(db, last, REPLAY_PAGE_EVENTS, filter)
-        for (const event of page) {
-          if (signal.aborted) return
-          yield event
-          last = event.sequence
+        if (signal.aborted) return
+        if (page.length > 0) {
+          yield page
+          last = page[page.length - 1]!.sequence
         }
         if (page.length < REPLAY_PAGE_EVENTS) break
       }
       for (;;) {
-        const event = await sub.next()
-        if (event === null) break
-        if (event.sequence <= last) continue
-        if (matches(filter, event)) yield event
+        const first = await sub.next()
+        if (first === null) break
+        const live = [first, ...sub.takeBuffered()].filter((e) => e.sequence > last)
+        if (live.length === 0) continue
+        const wanted = live.filter((e) => matches(filter, e))
+        if (signal.aborted) return
+        if (wanted.length > 0) yield wanted
         // Bus order is sequence order, so a non-matching event moves the cursor too.
-        last = event.sequence
+        last = live[live.length - 1]!.sequence
       }
     } finally {
       signal.removeEventListener('abort', stop)

@@ -10,7 +10,7 @@
 // second and at stop.
 import type { ServiceContext } from '../context.js'
 import { startBulkWrites } from '../db/bulk.js'
-import { followEvents } from '../events/follow.js'
+import { followEventBatches } from '../events/follow.js'
 import type { EventEnvelope } from '../events/types.js'
 import type { HookName } from './manifest.js'
 
@@ -82,12 +82,17 @@ class BoundedQueue<T> {
 
   constructor(private readonly size: number) {}
 
-  async put(item: T): Promise<void> {
-    while (this.items.length >= this.size && !this.closed)
-      await new Promise<void>((resolve) => (this.wakeGiver = resolve))
+  /** Adds `item` at once when there is room (and answers true), without a turn of its own. */
+  tryPut(item: T): boolean {
+    if (this.items.length >= this.size && !this.closed) return false
     this.items.push(item)
     this.wakeTaker?.()
     if (this.items.length >= this.size) this.wakeFull?.(true)
+    return true
+  }
+
+  async put(item: T): Promise<void> {
+    while (!this.tryPut(item)) await new Promise<void>((resolve) => (this.wakeGiver = resolve))
   }
 
   /** Up to `max` items that wait now, without waiting for more. */
@@ -219,16 +224,18 @@ export class HookRunner {
     const signal = this.abort.signal
     while (!signal.aborted) {
       try {
-        const events = followEvents({
+        const batches = followEventBatches({
           db: this.ctx.db.kysely,
           bus: this.ctx.bus,
           after: this.queued,
           signal,
         })
-        for await (const event of events) {
-          await this.queue.put(event)
-          this.queued = event.sequence
-          if (signal.aborted) return
+        for await (const events of batches) {
+          for (const event of events) {
+            if (!this.queue.tryPut(event)) await this.queue.put(event)
+            this.queued = event.sequence
+            if (signal.aborted) return
+          }
         }
       } catch (error) {
         if (signal.aborted) return
