@@ -25,6 +25,7 @@ import { freshSqlite, perSecond, report, timed, type BenchDb } from './support.j
 
 const HOOK_EVENTS = Number(process.env.COFFER_BENCH_PLUGIN_EVENTS ?? 5_000)
 const WRITE_ITEMS = Number(process.env.COFFER_BENCH_ITEMS ?? 3_000)
+const WRITE_ROUNDS = 4
 const IMPORT_ROWS = Number(process.env.COFFER_BENCH_PLUGIN_IMPORT ?? 100_000)
 const BATCH = 2_000
 
@@ -228,12 +229,14 @@ export async function benchPlugins(): Promise<void> {
     'the write a labelling hook makes costs what a unit of work costs',
   )
 
-  // Alternate the two setups and keep each one's best run, so drift hits both.
+  // Alternate the two setups, each first in turn, and keep each one's best run,
+  // so that drift hits both: on 2 cores one run of either differs from the next
+  // by up to 10%, more than what is measured.
   const none: number[] = []
   const five: number[] = []
-  for (let round = 0; round < 2; round++) {
-    none.push(await writeRate(0))
-    five.push(await writeRate(5))
+  for (let round = 0; round < WRITE_ROUNDS; round++) {
+    const order = round % 2 === 0 ? [0, 5] : [5, 0]
+    for (const plugins of order) (plugins === 0 ? none : five).push(await writeRate(plugins))
   }
   report(
     `plugins: ledger write rate, ${WRITE_ITEMS} manual transactions (SQLite)`,

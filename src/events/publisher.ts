@@ -65,8 +65,10 @@ export class LogTail {
     const newest = appended.at(-1)
     if (!newest) return
     // Nobody listens in this process (a `coffer sync`, `coffer mcp`, a bench):
-    // nothing to read back. See skipUnwatched for why moving ahead loses nothing.
-    if (this.deps.bus.subscriberCount === 0 && !this.draining) {
+    // nothing to publish. See skipUnwatched for why moving ahead loses nothing;
+    // a drain under way (the poll's) does not change that, and waking it for
+    // each commit kept it reading the log head after every write.
+    if (this.deps.bus.subscriberCount === 0) {
       this.last = Math.max(this.last, newest.sequence)
       return
     }
@@ -130,7 +132,8 @@ export class LogTail {
           this.readWanted = false
           const page = await readEventsAfter(db.kysely, this.last, TAIL_PAGE_EVENTS)
           if (page.length === 0) break
-          this.last = page[page.length - 1]!.sequence
+          // Never back: a commit made while nobody listened moved it ahead (committed).
+          this.last = Math.max(this.last, page[page.length - 1]!.sequence)
           bus.publish(page)
           onPublish(page.length)
           if (page.length === TAIL_PAGE_EVENTS) this.readWanted = true
