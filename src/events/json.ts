@@ -4,28 +4,29 @@
 // of the log gets its text from the row's own JSON, without a second encoding.
 import type { EventEnvelope } from './types.js'
 
-const texts = new WeakMap<object, string>()
+/** An envelope's JSON text, or the JSON of its data as the log holds it (the text then made when first asked for). */
+const texts = new WeakMap<object, string | { dataText: string }>()
 
 /** JSON.stringify(event), made at most once per envelope. */
 export function eventJson(event: EventEnvelope): string {
-  let text = texts.get(event)
-  if (text === undefined) {
-    text = JSON.stringify(event)
-    texts.set(event, text)
-  }
+  const kept = texts.get(event)
+  if (typeof kept === 'string') return kept
+  // The keys in the envelope's own order, as JSON.stringify would write them.
+  const text = kept
+    ? `{"sequence":${event.sequence},"event_id":${JSON.stringify(event.event_id)},"type":${JSON.stringify(event.type)},"entity_type":${JSON.stringify(event.entity_type)},"entity_id":${JSON.stringify(event.entity_id)},"occurred_at":${JSON.stringify(event.occurred_at)},"data":${kept.dataText}}`
+    : JSON.stringify(event)
+  texts.set(event, text)
   return text
 }
 
-/** JSON.stringify(value), from eventJson's store when `value` is an envelope it holds. */
+/** JSON.stringify(value), through eventJson when `value` is an envelope it knows. */
 export function jsonOf(value: unknown): string {
-  if (typeof value === 'object' && value !== null) {
-    const text = texts.get(value)
-    if (text !== undefined) return text
-  }
+  if (typeof value === 'object' && value !== null && texts.has(value))
+    return eventJson(value as EventEnvelope)
   return JSON.stringify(value ?? null)
 }
 
-/** An envelope of the log: `data` parsed from `dataText`, its JSON text made from it as it is. */
+/** An envelope of the log: `data` parsed from `dataText`, which its JSON text is made from when asked for. */
 export function envelopeFromLog(
   fields: Omit<EventEnvelope, 'data'>,
   dataText: string,
@@ -39,10 +40,6 @@ export function envelopeFromLog(
     occurred_at: fields.occurred_at,
     data: JSON.parse(dataText) as unknown,
   }
-  // The keys in the envelope's own order, as JSON.stringify would write them.
-  texts.set(
-    event,
-    `{"sequence":${event.sequence},"event_id":${JSON.stringify(event.event_id)},"type":${JSON.stringify(event.type)},"entity_type":${JSON.stringify(event.entity_type)},"entity_id":${JSON.stringify(event.entity_id)},"occurred_at":${JSON.stringify(event.occurred_at)},"data":${dataText}}`,
-  )
+  texts.set(event, { dataText })
   return event
 }
