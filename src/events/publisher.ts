@@ -63,7 +63,7 @@ export class LogTail {
   /** After a unit of this process committed `appended` (appendEventRows), made from `rows`. */
   committed(appended: readonly EventEnvelope[], rows: EventRows): void {
     const newest = appended.at(-1)
-    if (!newest) return
+    if (!newest || this.stopped) return
     // Nobody listens in this process (a `coffer sync`, `coffer mcp`, a bench):
     // nothing to publish. See skipUnwatched for why moving ahead loses nothing;
     // a drain under way (the poll's) does not change that, and waking it for
