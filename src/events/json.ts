@@ -7,14 +7,19 @@ import type { EventEnvelope } from './types.js'
 /** An envelope's JSON text, or the JSON of its data as the log holds it (the text then made when first asked for). */
 const texts = new WeakMap<object, string | { dataText: string }>()
 
+const LINE_BREAK = /[\r\n]/
+
 /** JSON.stringify(event), made at most once per envelope. */
 export function eventJson(event: EventEnvelope): string {
   const kept = texts.get(event)
   if (typeof kept === 'string') return kept
   // The keys in the envelope's own order, as JSON.stringify would write them.
-  const text = kept
-    ? `{"sequence":${event.sequence},"event_id":${JSON.stringify(event.event_id)},"type":${JSON.stringify(event.type)},"entity_type":${JSON.stringify(event.entity_type)},"entity_id":${JSON.stringify(event.entity_id)},"occurred_at":${JSON.stringify(event.occurred_at)},"data":${kept.dataText}}`
-    : JSON.stringify(event)
+  // A row's JSON on one line, as this code writes it; any other is encoded anew
+  // (an SSE frame's data is one line).
+  const text =
+    kept && !LINE_BREAK.test(kept.dataText)
+      ? `{"sequence":${event.sequence},"event_id":${JSON.stringify(event.event_id)},"type":${JSON.stringify(event.type)},"entity_type":${JSON.stringify(event.entity_type)},"entity_id":${JSON.stringify(event.entity_id)},"occurred_at":${JSON.stringify(event.occurred_at)},"data":${kept.dataText}}`
+      : JSON.stringify(event)
   texts.set(event, text)
   return text
 }

@@ -6,7 +6,15 @@ import { test } from 'node:test'
 import fc from 'fast-check'
 import { bareContext } from '../../test/helpers/context.js'
 import { holdsAsync } from '../../test/helpers/property.js'
-import { appendEvents, readEvent, readEventsAfter } from './store.js'
+import { eventJson } from './json.js'
+import {
+  appendEventRows,
+  appendEvents,
+  asLogged,
+  readEvent,
+  readEventsAfter,
+  toEventRows,
+} from './store.js'
 import { ENTITY_TYPES, EVENT_TYPES, type NewEvent } from './types.js'
 
 const OCCURRED_AT = '2024-02-29T12:00:00Z'
@@ -58,6 +66,8 @@ test('an appended event reads back as the same envelope, and its JSON parses bac
           assert.deepEqual(page[i], expected)
           // What appendEvents hands back and what the log reads serialise to the same bytes.
           assert.equal(JSON.stringify(envelope), JSON.stringify(page[i]))
+          // The text SSE and webhooks send, made from the row's own JSON, is those bytes too.
+          assert.equal(eventJson(page[i]), JSON.stringify(expected))
           assert.deepEqual(JSON.parse(JSON.stringify(expected)), expected)
         }
       },
@@ -66,18 +76,20 @@ test('an appended event reads back as the same envelope, and its JSON parses bac
   )
 })
 
+// Data that JSON does not carry as it is: undefined, -0, NaN, dates.
+const loose = fc.oneof(
+  jsonData,
+  fc.constantFrom(undefined, -0, Number.NaN, Number.POSITIVE_INFINITY),
+  fc.record(
+    { a: fc.constantFrom(undefined, -0, Number.NaN), b: jsonData },
+    { noNullPrototype: true },
+  ),
+  fc.array(fc.constantFrom(undefined, Number.NaN, 1), { maxLength: 3 }),
+  fc.date({ noInvalidDate: true }),
+)
+
 test('data that JSON does not carry as it is (undefined, -0, NaN, dates) reads back as JSON makes it', async (t) => {
   const ctx = await bareContext(t)
-  const loose = fc.oneof(
-    jsonData,
-    fc.constantFrom(undefined, -0, Number.NaN, Number.POSITIVE_INFINITY),
-    fc.record(
-      { a: fc.constantFrom(undefined, -0, Number.NaN), b: jsonData },
-      { noNullPrototype: true },
-    ),
-    fc.array(fc.constantFrom(undefined, Number.NaN, 1), { maxLength: 3 }),
-    fc.date({ noInvalidDate: true }),
-  )
   await holdsAsync(
     fc.asyncProperty(newEvent(loose), async (event) => {
       const [appended] = await ctx.db.kysely
@@ -87,6 +99,29 @@ test('data that JSON does not carry as it is (undefined, -0, NaN, dates) reads b
       assert.ok(read)
       assert.deepEqual(read.data, JSON.parse(JSON.stringify(event.data ?? null)))
       assert.deepEqual(JSON.parse(JSON.stringify(read)), read)
+    }),
+    { share: 0.5 },
+  )
+})
+
+test('a commit published as it is in hand (publisher.ts) is what a read of the log gives, to the byte', async (t) => {
+  const ctx = await bareContext(t)
+  await holdsAsync(
+    fc.asyncProperty(fc.array(newEvent(loose), { minLength: 1, maxLength: 3 }), async (events) => {
+      const rows = toEventRows(events, OCCURRED_AT)
+      const appended = await ctx.db.kysely
+        .transaction()
+        .execute((trx) => appendEventRows(trx, rows))
+      const inHand = asLogged(appended, rows)
+      const page = await readEventsAfter(ctx.db.kysely, appended[0]!.sequence - 1, 10)
+      assert.deepEqual(inHand, page)
+      for (const [i, event] of inHand.entries()) {
+        const emitted = events[i]!.data
+        if (typeof emitted === 'object' && emitted !== null)
+          assert.notStrictEqual(event.data, emitted, 'no object shared with the unit')
+        assert.equal(eventJson(event), JSON.stringify(page[i]))
+        assert.deepEqual(JSON.parse(eventJson(event)), page[i])
+      }
     }),
     { share: 0.5 },
   )
