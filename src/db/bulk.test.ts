@@ -9,7 +9,7 @@ import { setTimeout as delay } from 'node:timers/promises'
 import { sql } from 'kysely'
 import { bareContext } from '../../test/helpers/context.js'
 import { BULK_CACHE_KIB, startBulkWrites } from './bulk.js'
-import { checkpointerOf, SQLITE_CACHE_KIB } from './connect.js'
+import { checkpointerOf, SQLITE_CACHE_KIB, SQLITE_WAL_AUTOCHECKPOINT_PAGES } from './connect.js'
 
 test('bulk-write settings: held while a stretch is open, through a settling pause, and restored after', async (t) => {
   const ctx = await bareContext(t)
@@ -19,13 +19,13 @@ test('bulk-write settings: held while a stretch is open, through a settling paus
   const autocheckpoint = async () =>
     (await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(db)).rows[0]!
       .wal_autocheckpoint
-  const usual = { cache: SQLITE_CACHE_KIB, checkpoint: 1000 }
+  const usual = { cache: SQLITE_CACHE_KIB, checkpoint: SQLITE_WAL_AUTOCHECKPOINT_PAGES }
   assert.deepEqual({ cache: await cacheKib(), checkpoint: await autocheckpoint() }, usual)
 
   // A stretch with no settle delay: the usual settings come back when it ends.
   const endSync = await startBulkWrites(db)
   assert.equal(await cacheKib(), BULK_CACHE_KIB)
-  assert.ok((await autocheckpoint()) > 1000)
+  assert.ok((await autocheckpoint()) > SQLITE_WAL_AUTOCHECKPOINT_PAGES)
   await endSync()
   assert.deepEqual({ cache: await cacheKib(), checkpoint: await autocheckpoint() }, usual)
 
@@ -60,7 +60,6 @@ test('bulk writes on a SQLite file: a background thread checkpoints after each c
   assert.ok(checkpointer, 'a SQLite file gets a checkpoint thread')
   const path = ctx.config.database.path
   await sql`create table scratch (payload blob not null)`.execute(db)
-  // Without a stretch, the writer checkpoints by itself; nothing is asked of the thread.
   const end = await startBulkWrites(db)
   const before = statSync(path).size
   // 4 units of 1 MiB each, far below the writer's bulk autocheckpoint (65,536 pages):
@@ -78,6 +77,22 @@ test('bulk writes on a SQLite file: a background thread checkpoints after each c
   // The usual settings are back, and the data reads back whole.
   const { rows } = await sql<{ n: number }>`select count(*) as n from scratch`.execute(db)
   assert.equal(rows[0]!.n, 1024)
+})
+
+test("outside a bulk stretch too, the thread checkpoints after commits, below the writer's own threshold", async (t) => {
+  const ctx = await bareContext(t)
+  const db = ctx.db.kysely
+  const checkpointer = checkpointerOf(db)
+  assert.ok(checkpointer)
+  await sql`create table scratch (payload blob not null)`.execute(db)
+  const before = statSync(ctx.config.database.path).size
+  // 1 MiB in manual-sized units, far below SQLITE_WAL_AUTOCHECKPOINT_PAGES (32 MiB):
+  // the pages reach the database file only if the thread copies them.
+  const payload = Buffer.alloc(4096, 7)
+  for (let i = 0; i < 256; i++) await sql`insert into scratch values (${payload})`.execute(db)
+  await checkpointer.settled()
+  const grown = statSync(ctx.config.database.path).size - before
+  assert.ok(grown >= 1024 * 1024, `the database file grew by ${grown} bytes`)
 })
 
 test('an in-memory SQLite has no checkpoint thread', async (t) => {

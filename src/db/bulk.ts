@@ -5,7 +5,7 @@
 // SQLite statement cache (connect.ts) finds its prepared statement. It runs on the
 // caller's executor, so inside a unit of work it is part of its transaction.
 import { CompiledQuery, sql, type Kysely } from 'kysely'
-import { checkpointerOf, SQLITE_CACHE_KIB } from './connect.js'
+import { checkpointerOf, SQLITE_CACHE_KIB, SQLITE_WAL_AUTOCHECKPOINT_PAGES } from './connect.js'
 import { dialectOf, type Database, type DbExecutor } from './schema.js'
 
 /** SQLite's limit on bound parameters per statement (SQLITE_MAX_VARIABLE_NUMBER). */
@@ -262,7 +262,6 @@ export const BULK_CACHE_KIB = 64 * 1024
  * copies the same hot index pages into the database file again and again.
  */
 const BULK_WAL_AUTOCHECKPOINT_PAGES = 65_536
-const DEFAULT_WAL_AUTOCHECKPOINT_PAGES = 1000
 
 /** Bulk stretches open per database handle: the settings hold while any is open. */
 const openBulkStretches = new WeakMap<object, number>()
@@ -347,10 +346,10 @@ export async function startBulkWrites(
 async function restoreUsualSettings(db: Kysely<Database>): Promise<void> {
   const stretchOpen = () => (openBulkStretches.get(db) ?? 0) > 0
   // The background thread copies what the stretch left, off the event loop.
-  const copied = (await checkpointerOf(db)?.deactivate()) ?? false
+  const copied = (await checkpointerOf(db)?.caughtUp()) ?? false
   // Each step only while no stretch has started since (one may, between them).
   const restore = [
-    `pragma wal_autocheckpoint = ${DEFAULT_WAL_AUTOCHECKPOINT_PAGES}`,
+    `pragma wal_autocheckpoint = ${SQLITE_WAL_AUTOCHECKPOINT_PAGES}`,
     `pragma cache_size = -${SQLITE_CACHE_KIB}`,
     // Passive: never waits for readers; what it cannot copy now, the next commit's does.
     ...(copied ? [] : ['pragma wal_checkpoint(passive)']),

@@ -1,11 +1,12 @@
-// SQLite's checkpoints off the event loop while a bulk stretch writes (bulk.ts).
-// The writer's connection checkpoints by itself once the WAL holds
-// wal_autocheckpoint pages, inside the COMMIT that passed it: during an import
-// that is a copy of up to 256 MiB of pages, 0.5-1.4 s with the event loop (and
-// the writes) standing still, several times a minute. Here a thread with its own
-// connection checkpoints instead, after each commit of the stretch, beside the
-// writer: the writer's own checkpoint stays as the fallback should the thread
-// fall behind, and rarely finds anything left to copy.
+// SQLite's checkpoints off the event loop. The writer's connection checkpoints
+// by itself once the WAL holds wal_autocheckpoint pages, inside the COMMIT that
+// passed it, syncing the WAL and the database file while the event loop (and
+// the writes) stand still: during an import a copy of up to 256 MiB, 0.5-1.4 s,
+// several times a minute; between manual writes about a fifth of each write's
+// time. Here a thread with its own connection checkpoints instead, after each
+// commit, beside the writer (connect.ts activates it for every SQLite file; the
+// thread starts at the first commit): the writer's own checkpoint stays as the
+// fallback should the thread fall behind, and rarely finds anything left to copy.
 import type { Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
 import { besideModule, startModuleWorker } from '../worker-module.js'
@@ -19,7 +20,7 @@ export interface CheckpointDone {
 
 export class BackgroundCheckpointer {
   private worker: Worker | null = null
-  /** Checkpointing after commits (a bulk stretch is open). */
+  /** Checkpointing after commits. */
   private active = false
   /** A commit landed while a checkpoint ran: one more once it is done. */
   private again = false
@@ -37,21 +38,20 @@ export class BackgroundCheckpointer {
     private readonly log?: Logger,
   ) {}
 
-  /** Starts checkpointing after commits (the thread starts at the first stretch). */
+  /** Starts checkpointing after commits (the thread starts at the next commit). */
   activate(): void {
     if (this.failed) return
     this.active = true
   }
 
   /**
-   * Stops checkpointing after commits, once a last checkpoint has copied what
-   * the stretch left in the WAL; answers whether it did (else the caller checkpoints).
+   * Resolves once a checkpoint has copied what was committed so far (a bulk
+   * stretch's last units); answers whether it did (else the caller checkpoints).
    */
-  async deactivate(): Promise<boolean> {
-    this.active = false
+  async caughtUp(): Promise<boolean> {
     if (this.failed || this.closed) return false
     // The next checkpoint to start: one running now may have started before the
-    // stretch's last commit. Only that one is waited for: another stretch's
+    // last commit. Only that one is waited for: another stretch's
     // commits (a plugin's backlog) may keep the thread busy for a long time.
     const upTo = this.posted + 1
     this.request()
