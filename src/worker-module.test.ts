@@ -25,6 +25,8 @@ test(
         const { parentPort } = require('node:worker_threads')
         const tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop())
         parentPort.postMessage({ lowered: lowerThisThreadPriority(10), tid })
+        // Alive until the test has read its priority (terminated then).
+        parentPort.on('message', () => {})
       })`,
       { eval: true },
     )
