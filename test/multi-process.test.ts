@@ -138,7 +138,8 @@ function call(
   return expectStatus(app, method, path, status, body, { token: TOKEN })
 }
 
-async function mcpWrites(app: TestAppHandle): Promise<void> {
+/** `coffer mcp` over stdio in another process, on the app's database. */
+async function mcpClient(app: TestAppHandle): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: cofferArgs(['mcp', '--config', NO_CONFIG]),
@@ -148,6 +149,26 @@ async function mcpWrites(app: TestAppHandle): Promise<void> {
   })
   const client = new Client({ name: 'coffer-test', version: '1' })
   await client.connect(transport)
+  return client
+}
+
+/** The SSE client received every event of `log`, in order, once, as the log holds it. */
+async function sawTheLog(sse: SseClient, log: Array<{ sequence: number }>): Promise<void> {
+  await sse.until(`${log.length} frames`, () => sse.frames.length >= log.length)
+  assert.deepEqual(
+    sse.frames.map((f) => Number(f.id)),
+    log.map((e) => e.sequence),
+    'every sequence of the log, in order, once',
+  )
+  assert.deepEqual(
+    sse.frames.map((f) => f.data),
+    log,
+    'each event as the log holds it',
+  )
+}
+
+async function mcpWrites(app: TestAppHandle): Promise<void> {
+  const client = await mcpClient(app)
   try {
     const account = await toolOk(client, 'create_account', { name: 'From MCP', currency: 'EUR' })
     await toolOk(client, 'create_transaction', {
@@ -180,16 +201,7 @@ test('events written by coffer sync and coffer mcp reach the server’s SSE clie
   const types = new Set(log.map((e) => e.type))
   for (const type of ['transaction.created', 'sync.completed', 'account.created'])
     assert.ok(types.has(type), `${type} in the log`)
-  await sse.until(`${log.length} frames`, () => sse.frames.length >= log.length)
-  assert.deepEqual(
-    sse.frames.map((f) => Number(f.id)),
-    log.map((e) => e.sequence),
-    'every sequence of the log, in order, once',
-  )
-  assert.deepEqual(
-    sse.frames.map((f) => f.data),
-    log,
-  )
+  await sawTheLog(sse, log)
   const wanted = new Set(log.map((e) => e.event_id))
   await receiver.waitFor(`${wanted.size} events delivered`, (deliveries) => {
     const got = new Set(deliveries.map((d) => d.headers['x-service-event-id']))
@@ -210,15 +222,7 @@ test('the server’s own writes, interleaved with another process’s, reach its
     currency: 'USD',
   })) as { id: string }
 
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: cofferArgs(['mcp', '--config', NO_CONFIG]),
-    cwd: CHECKOUT,
-    env: sameDatabase(app),
-    stderr: 'ignore',
-  })
-  const client = new Client({ name: 'coffer-test', version: '1' })
-  await client.connect(transport)
+  const client = await mcpClient(app)
   t.after(() => client.close())
   const other = await toolOk(client, 'create_account', { name: 'Other', currency: 'USD' })
   const WRITES = 40
@@ -243,17 +247,7 @@ test('the server’s own writes, interleaved with another process’s, reach its
 
   const log = await eventsAfter(app, start, { token: TOKEN })
   assert.equal(log.filter((e) => e.type === 'transaction.created').length, 2 * WRITES)
-  await sse.until(`${log.length} frames`, () => sse.frames.length >= log.length)
-  assert.deepEqual(
-    sse.frames.map((f) => Number(f.id)),
-    log.map((e) => e.sequence),
-    'every sequence of the log, in order, once',
-  )
-  assert.deepEqual(
-    sse.frames.map((f) => f.data),
-    log,
-    'each event as the log holds it',
-  )
+  await sawTheLog(sse, log)
 })
 
 test('two coffer sync processes started together import each row once', async (t) => {
