@@ -8,7 +8,7 @@ import { test } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import { sql } from 'kysely'
 import { bareContext } from '../../test/helpers/context.js'
-import { BULK_CACHE_KIB, startBulkWrites } from './bulk.js'
+import { BULK_CACHE_KIB, insertRows, startBulkWrites } from './bulk.js'
 import { checkpointerOf, SQLITE_CACHE_KIB, SQLITE_WAL_AUTOCHECKPOINT_PAGES } from './connect.js'
 
 test('bulk-write settings: held while a stretch is open, through a settling pause, and restored after', async (t) => {
@@ -125,4 +125,42 @@ test("a bulk stretch's end waits for its own last checkpoint, not for another st
   await ending
   await endPlugin(true)
   assert.ok(units < 400, `the sync's end waited for all ${units} of the plugin's units`)
+})
+
+test('SQLite, a multi-row insert that fails: in a transaction the rollback takes its earlier rows, outside one it leaves none', async (t) => {
+  const ctx = await bareContext(t)
+  const db = ctx.db.kysely
+  // `or fail` (no statement journal) inside a transaction: the rows before the
+  // failing one stay until the transaction rolls back, which takes them all.
+  await sql`insert into organizations (id, name, source, created_at, updated_at)
+    values ('org', 'Org', 'manual', '2024-01-01T00:00:00Z', '2024-01-01T00:00:00Z')`.execute(db)
+  const columns = ['id', 'name', 'source', 'created_at', 'updated_at'] as const
+  const at = '2024-01-01T00:00:00Z'
+  const rows = [
+    ['a', 'A', 'manual', at, at],
+    ['b', null, 'manual', at, at], // name is NOT NULL
+  ]
+  const count = async () =>
+    Number(
+      (await sql<{ n: number }>`select count(*) as n from organizations`.execute(db)).rows[0]!.n,
+    )
+  let partial = -1
+  await assert.rejects(
+    db.transaction().execute(async (trx) => {
+      try {
+        await insertRows(trx, 'organizations', columns, rows)
+      } finally {
+        partial = Number(
+          (await sql<{ n: number }>`select count(*) as n from organizations`.execute(trx)).rows[0]!
+            .n,
+        )
+      }
+    }),
+    /NOT NULL/,
+  )
+  assert.equal(partial, 2, 'inside the transaction the failing statement kept the row before it')
+  assert.equal(await count(), 1, 'the rollback took it')
+  // Outside a transaction a statement is all-or-nothing on its own.
+  await assert.rejects(insertRows(db, 'organizations', columns, rows), /NOT NULL/)
+  assert.equal(await count(), 1)
 })

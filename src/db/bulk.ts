@@ -44,6 +44,22 @@ export async function insertRowsChunked<T extends keyof Database, I>(
   return out
 }
 
+/**
+ * SQLite, inside a transaction: `or fail`. A statement of many rows that may stop
+ * on a constraint otherwise keeps a statement journal, a copy of every page it
+ * changes that the transaction had changed before it, so that it can be undone
+ * alone (the default `abort`); into a ledger of a million rows that is thousands
+ * of pages of random-key indexes a chunk, and writing them out was a fifth of a
+ * sync's time, most of it in the kernel (docs/performance.md, Imports). With
+ * `fail` a statement that stops keeps the rows it wrote before the failing one,
+ * and the failure rolls back the whole unit of work, so nothing of it stays.
+ * Outside a transaction (none of these writers does that) a statement keeps
+ * SQLite's default.
+ */
+function sqliteOrFail(db: DbExecutor): string {
+  return db.isTransaction ? 'or fail ' : ''
+}
+
 /** The last statement text of each table + columns + returning, with its row count. */
 const texts = new Map<string, { rows: number; text: string }>()
 
@@ -56,22 +72,23 @@ export async function insertRows<T extends keyof Database>(
   returning: ReadonlyArray<keyof Database[T] & string> = [],
 ): Promise<Array<Record<string, unknown>>> {
   if (rows.length === 0) return []
-  const postgres = dialectOf(db) === 'postgres'
   const parameters: unknown[] = []
   for (const row of rows) for (const value of row) parameters.push(value)
-  const text = statementText(postgres, table, columns, rows.length, returning)
+  const text = statementText(db, table, columns, rows.length, returning)
   const result = await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, parameters))
   return result.rows
 }
 
 function statementText(
-  postgres: boolean,
+  db: DbExecutor,
   table: string,
   columns: readonly string[],
   rows: number,
   returning: readonly string[],
 ): string {
-  const key = `${postgres ? 'pg' : 'sqlite'} ${table} ${columns.join(',')} ${returning.join(',')}`
+  const postgres = dialectOf(db) === 'postgres'
+  const conflict = postgres ? '' : sqliteOrFail(db)
+  const key = `${postgres ? 'pg' : 'sqlite'} ${conflict}${table} ${columns.join(',')} ${returning.join(',')}`
   const known = texts.get(key)
   if (known?.rows === rows) return known.text
   const width = columns.length
@@ -82,7 +99,7 @@ function statementText(
     tuples.push(`(${marks.join(', ')})`)
   }
   const quoted = (names: readonly string[]) => names.map((n) => `"${n}"`).join(', ')
-  let text = `insert into "${table}" (${quoted(columns)}) values ${tuples.join(', ')}`
+  let text = `insert ${conflict}into "${table}" (${quoted(columns)}) values ${tuples.join(', ')}`
   if (returning.length > 0) text += ` returning ${quoted(returning)}`
   texts.set(key, { rows, text })
   return text
@@ -131,13 +148,14 @@ export async function updateRowsMatching<T extends keyof Database>(
     )
     return Number(result.numAffectedRows ?? 0n)
   }
-  const key = `${table} ${set.column} ${columns.map((c) => c.name).join(',')} ${tuples.length}`
+  const orFail = sqliteOrFail(db)
+  const key = `${orFail}${table} ${set.column} ${columns.map((c) => c.name).join(',')} ${tuples.length}`
   let text = matchTexts.get(key)
   if (text === undefined) {
     const tuple = `(${columns.map(() => '?').join(', ')})`
     // SQLite names the columns of a VALUES list column1, column2, ...
     text =
-      `update "${table}" as t set "${set.column}" = ? ` +
+      `update ${orFail}"${table}" as t set "${set.column}" = ? ` +
       `from (values ${Array.from({ length: tuples.length }, () => tuple).join(', ')}) as v ` +
       `where ${columns.map((c, i) => same(c, false, `v.column${i + 1}`)).join(' and ')}`
     matchTexts.set(key, text)
@@ -166,7 +184,6 @@ export async function upsertRowsChunked<T extends keyof Database, I>(
   items: readonly I[],
   toRow: (item: I) => readonly unknown[],
 ): Promise<void> {
-  const postgres = dialectOf(db) === 'postgres'
   const chunkRows = Math.min(INSERT_CHUNK_ROWS, Math.floor(MAX_PARAMETERS / columns.length))
   const quoted = (names: readonly string[]) => names.map((n) => `"${n}"`).join(', ')
   const updated = columns.filter((c) => !key.includes(c))
@@ -178,7 +195,7 @@ export async function upsertRowsChunked<T extends keyof Database, I>(
   for (const chunk of chunksOf(items, chunkRows)) {
     const parameters: unknown[] = []
     for (const item of chunk) for (const value of toRow(item)) parameters.push(value)
-    const text = statementText(postgres, table, columns, chunk.length, []) + conflict
+    const text = statementText(db, table, columns, chunk.length, []) + conflict
     await db.executeQuery(CompiledQuery.raw(text, parameters))
   }
 }

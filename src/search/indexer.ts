@@ -228,7 +228,8 @@ async function insertNewDocuments(
       extensionLines(tx.extensions),
     ])
     const documents = JSON.stringify(rows)
-    await sql`insert into search_documents (n, transaction_id)
+    // `or fail`: no statement journal (db/bulk.ts sqliteOrFail); this is the unit's own transaction.
+    await sql`insert or fail into search_documents (n, transaction_id)
       select ${after} + key + 1, value ->> 0 from json_each(${documents})`.execute(db)
     await sql`insert into search_text (rowid, description, payee, memo, id)
       select ${after} + key + 1, value ->> 1, value ->> 2, value ->> 3, ${sql.raw(documentIdSql('value ->> 0'))}
