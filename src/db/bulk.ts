@@ -49,8 +49,8 @@ export async function insertRowsChunked<T extends keyof Database, I>(
  * on a constraint otherwise keeps a statement journal, a copy of every page it
  * changes that the transaction had changed before it, so that it can be undone
  * alone (the default `abort`); into a ledger of a million rows that is thousands
- * of pages of random-key indexes a chunk, and writing them out was a fifth of a
- * sync's time, most of it in the kernel (docs/performance.md, Imports). With
+ * of pages of random-key indexes a chunk, and writing them out was 18% of a
+ * sync's CPU samples, most of it in the kernel (docs/performance.md, Imports). With
  * `fail` a statement that stops keeps the rows it wrote before the failing one,
  * and the failure rolls back the whole unit of work, so nothing of it stays.
  * Outside a transaction (none of these writers does that) a statement keeps
