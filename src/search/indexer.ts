@@ -72,13 +72,16 @@ const CHANGED_KEYS = Symbol('changed keys documents')
 
 /**
  * Keys documents a unit writes itself, from its snapshots; past this, its
- * changes are queued for the indexer. A plugin's batch (up to 1,024) or a
- * manual write is searchable as it commits, and costs less than a queue entry
- * and a rebuild from the tables would (in the labelling bench the rebuilds
- * were a fifth of a plugin's writes); a rules run over a million rows keeps
- * its unit short.
+ * changes are queued for the indexer. A plugin's batch (up to 1,024,
+ * plugins/hooks.ts) or a manual write is searchable as it commits, and costs
+ * less than a queue entry and a rebuild from the tables would (in the labelling
+ * bench the rebuilds were a fifth of a plugin's writes). A unit that changes
+ * more (a rules run) queues the rest, and keeps its unit, which holds every
+ * writer, short: at 10,000, a run over a million rows that changed 24,736 spent
+ * about a second of its 4.2 s unit writing keys documents (docs/performance.md,
+ * "Rules runs and concurrent writes").
  */
-export const KEYS_DOCUMENTS_PER_UNIT = 10_000
+export const KEYS_DOCUMENTS_PER_UNIT = 2_048
 
 /**
  * Replaces the keys documents of `changed` (snapshots after their change) with
