@@ -336,8 +336,6 @@ export async function startBulkWrites(
     await sql.raw(`pragma cache_size = -${Math.max(BULK_CACHE_KIB, SQLITE_CACHE_KIB)}`).execute(db)
     await sql.raw(`pragma wal_autocheckpoint = ${BULK_WAL_AUTOCHECKPOINT_PAGES}`).execute(db)
   }
-  // Also when the settings stayed: a restore under way may have stopped the thread.
-  checkpointerOf(db)?.activate()
   let ended = false
   return async (immediately = false) => {
     if (ended) return

@@ -4,7 +4,7 @@
 // the writes) stand still: during an import a copy of up to 256 MiB, 0.5-1.4 s,
 // several times a minute; between manual writes about a fifth of each write's
 // time. Here a thread with its own connection checkpoints instead, after each
-// commit, beside the writer (connect.ts activates it for every SQLite file; the
+// commit, beside the writer (connect.ts makes one for every SQLite file; the
 // thread starts at the first commit): the writer's own checkpoint stays as the
 // fallback should the thread fall behind, and rarely finds anything left to copy.
 import type { Worker } from 'node:worker_threads'
@@ -20,8 +20,6 @@ export interface CheckpointDone {
 
 export class BackgroundCheckpointer {
   private worker: Worker | null = null
-  /** Checkpointing after commits. */
-  private active = false
   /** A commit landed while a checkpoint ran: one more once it is done. */
   private again = false
   private failed = false
@@ -37,12 +35,6 @@ export class BackgroundCheckpointer {
     private readonly path: string,
     private readonly log?: Logger,
   ) {}
-
-  /** Starts checkpointing after commits (the thread starts at the next commit). */
-  activate(): void {
-    if (this.failed) return
-    this.active = true
-  }
 
   /**
    * Resolves once a checkpoint has copied what was committed so far (a bulk
@@ -62,12 +54,11 @@ export class BackgroundCheckpointer {
 
   /** A unit of work committed: its pages are copied beside the next one. */
   afterCommit(): void {
-    if (this.active) this.request()
+    if (!this.failed && !this.closed) this.request()
   }
 
   async close(): Promise<void> {
     this.closed = true
-    this.active = false
     this.again = false
     await this.answeredUpTo(this.posted)
     const worker = this.worker
@@ -145,7 +136,6 @@ export class BackgroundCheckpointer {
         'db: the background checkpoint thread failed; the writer checkpoints',
       )
     this.failed = true
-    this.active = false
     // A checkpoint in flight on a failed thread gets no answer.
     this.answered = this.posted
     this.again = false

@@ -107,10 +107,7 @@ function openSqlite(options: DatabaseOptions, log?: Logger): Db {
   // The writer waits for another process's lock between short tries (below).
   sqlite.pragma(`busy_timeout = ${WRITE_LOCK_TRY_MS}`)
   const checkpointer = file ? new BackgroundCheckpointer(options.path, log) : null
-  if (checkpointer) {
-    sqlite.pragma(`wal_autocheckpoint = ${SQLITE_WAL_AUTOCHECKPOINT_PAGES}`)
-    checkpointer.activate()
-  }
+  if (checkpointer) sqlite.pragma(`wal_autocheckpoint = ${SQLITE_WAL_AUTOCHECKPOINT_PAGES}`)
   const kysely = new Kysely<Database>({
     dialect: new WriterSqliteDialect({ database: withStatementCache(sqlite) }, checkpointer),
   })
