@@ -226,9 +226,10 @@ async function rawBulkInsert(rows: number): Promise<number> {
         `insert into accounts (id, org_id, name, currency, balance, source, created_at, updated_at, synced_at) values ('csv:bench', 'csv:bench', 'Bench', 'USD', '0', 'csv', ?, ?, ?)`,
       )
       .run(now, now, now)
+    // With its search document's number (migration 0015), as the service writes it.
     const insertTx = sqlite.prepare(
-      `insert into transactions (id, account_id, amount, date, description, payee, memo, pending, source, created_at, updated_at, synced_at)
-       values (?, 'csv:bench', ?, ?, ?, ?, null, 0, 'csv', ?, ?, ?)`,
+      `insert into transactions (id, account_id, amount, date, description, payee, memo, pending, source, created_at, updated_at, synced_at, search_n)
+       values (?, 'csv:bench', ?, ?, ?, ?, null, 0, 'csv', ?, ?, ?, ?)`,
     )
     const insertVersion = sqlite.prepare(
       `insert into transaction_versions (transaction_id, version, kind, occurred_at, snapshot, diff) values (?, 1, 'imported', ?, ?, '{}')`,
@@ -250,9 +251,6 @@ async function rawBulkInsert(rows: number): Promise<number> {
       })
     })
     // The SQLite search documents (src/search/indexer.ts insertNewDocuments), row by row.
-    const insertDocument = sqlite.prepare(
-      `insert into search_documents (n, transaction_id) values (?, ?)`,
-    )
     // A row hash id stays out of the text document (src/search/row-hash-ids.ts).
     const insertText = sqlite.prepare(
       `insert into search_text (rowid, description, payee, memo, id) values (?, ?, ?, null, ?)`,
@@ -277,10 +275,9 @@ async function rawBulkInsert(rows: number): Promise<number> {
           extensions: {},
           synced_at: now,
         })
-        insertTx.run(id, r.amount, date, r.description, r.payee, now, now, now)
+        insertTx.run(id, r.amount, date, r.description, r.payee, now, now, now, i + 1)
         insertVersion.run(id, now, snapshot)
         insertEvent.run(randomUUID(), id, now, snapshot)
-        insertDocument.run(i + 1, id)
         insertText.run(i + 1, r.description, r.payee, documentId(id))
       }
     })

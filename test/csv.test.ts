@@ -369,7 +369,7 @@ test('an import is searchable at once: its search documents are written with it,
       app.ctx.db.kysely,
     )
     assert.equal(queued.rows[0]!.n, 0)
-    const documents = await sql<{ n: number }>`select count(*) as n from search_documents`.execute(
+    const documents = await sql<{ n: number }>`select count(*) as n from search_text`.execute(
       app.ctx.db.kysely,
     )
     assert.equal(documents.rows[0]!.n, rows)

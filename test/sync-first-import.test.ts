@@ -21,7 +21,6 @@ const EXAMPLES = fileURLToPath(new URL('../examples/plugins/', import.meta.url))
 /** Deferred by a first import on one engine or the other (first-import.ts). */
 const DEFERRABLE = [
   'events_entity_id',
-  'search_documents_transaction',
   'transaction_versions_key',
   'transactions_account_date',
   'transactions_amount_numeric',
@@ -31,8 +30,8 @@ const DEFERRABLE = [
   'transactions_text_trgm',
 ]
 
-/** Keys of the history and the search documents: deferred only while no plugin is enabled. */
-const KEYS = ['search_documents_transaction', 'transaction_versions_key']
+/** The history's key: deferred only while no plugin is enabled. */
+const KEYS = ['transaction_versions_key']
 
 /** Two units of work: a first import defers from its first full unit (SYNC_UNIT_ROWS). */
 const FIRST = 6000
@@ -82,9 +81,7 @@ async function indexState(ctx: ServiceContext): Promise<{ present: string[]; lis
 
 const deferredOn = (ctx: ServiceContext) =>
   DEFERRABLE.filter((n) =>
-    ctx.db.dialect === 'postgres'
-      ? !n.endsWith('_real') && !n.startsWith('search_')
-      : !/numeric|trgm/.test(n),
+    ctx.db.dialect === 'postgres' ? !n.endsWith('_real') : !/numeric|trgm/.test(n),
   )
 
 /** Whether the engine's definition of index `name` is a unique one. */
@@ -143,8 +140,8 @@ test('a first import builds the secondary indexes at its end; later imports keep
   assert.ok(inRange.length > 0)
   assert.equal(search.body.total, inRange.length)
 
-  // The history's and the search documents' keys were built unique again, and
-  // the next version and document of an imported row are found by them.
+  // The history's key was built unique again, and the next version and
+  // keys document of an imported row are found by it and by the row's number.
   for (const key of KEYS.filter((k) => expected.includes(k)))
     assert.ok(await isUnique(app.ctx, key), `${key} is unique`)
   const labelled = rows[FIRST - 1]

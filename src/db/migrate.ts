@@ -19,6 +19,7 @@ import * as m0011 from './migrations/0011-keyed-change-queues.js'
 import * as m0012 from './migrations/0012-search-keys.js'
 import * as m0013 from './migrations/0013-deferred-indexes.js'
 import * as m0014 from './migrations/0014-droppable-keys.js'
+import * as m0015 from './migrations/0015-document-numbers.js'
 
 interface MigrationModule {
   up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void>
@@ -39,6 +40,7 @@ const MIGRATIONS: ReadonlyArray<[string, MigrationModule]> = [
   ['0012-search-keys', m0012],
   ['0013-deferred-indexes', m0013],
   ['0014-droppable-keys', m0014],
+  ['0015-document-numbers', m0015],
 ]
 
 export interface AppliedMigration {

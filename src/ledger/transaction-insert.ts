@@ -21,12 +21,31 @@ const TRANSACTION_COLUMNS = [
   'synced_at',
 ] as const satisfies ReadonlyArray<keyof TransactionRow>
 
+/** The columns every step adds to the rows (WriteStep.rowColumns): their names, and their values column by column. */
+async function stepColumns(
+  uow: UnitOfWork,
+  born: readonly TransactionJson[],
+): Promise<{ names: string[]; values: Array<ReadonlyArray<unknown>> }> {
+  const names: string[] = []
+  const values: Array<ReadonlyArray<unknown>> = []
+  for (const step of uow.writeSteps) {
+    const own = step.rowColumns ? await step.rowColumns(uow, born) : null
+    if (!own) continue
+    own.names.forEach((name, column) => {
+      names.push(name)
+      values.push(own.values.map((row) => row[column]))
+    })
+  }
+  return { names, values }
+}
+
 /**
  * Inserts new transaction rows with their `imported` history version and
  * `transaction.created` event. The one insert path for manual entry and sync;
  * it runs the registered insert steps (unit-of-work.ts) on the batch: `amend`
  * before anything is written, so that a row is born with the labels and
- * extensions they give it (CONTRACT 8), `afterInsert` once all is written.
+ * extensions they give it (CONTRACT 8), `rowColumns` for columns of their own
+ * the rows are written with, `afterInsert` once all is written.
  */
 export async function insertTransactionsInUnit(
   uow: UnitOfWork,
@@ -40,9 +59,13 @@ export async function insertTransactionsInUnit(
   }
   // Most batches are born bare (no rule matches): then no key is looked for at all.
   const keyed = born === bare ? [] : born.filter(hasKeys)
-  await insertRowsChunked(uow.trx, 'transactions', TRANSACTION_COLUMNS, rows, (r) =>
-    TRANSACTION_COLUMNS.map((c) => r[c]),
-  )
+  const own = await stepColumns(uow, born)
+  // The steps' columns are theirs (not in the ledger's table type): named as they give them.
+  const columns = [...TRANSACTION_COLUMNS, ...own.names] as ReadonlyArray<keyof TransactionRow>
+  await insertRowsChunked(uow.trx, 'transactions', columns, Array.from(rows.keys()), (i) => [
+    ...TRANSACTION_COLUMNS.map((c) => rows[i]![c]),
+    ...own.values.map((values) => values[i]),
+  ])
   await insertBornKeyedValuesInUnit(uow, LABELS, keyed)
   await insertBornKeyedValuesInUnit(uow, EXTENSIONS, keyed)
   await appendVersions(

@@ -33,6 +33,13 @@ export interface UnitOfWork {
  *
  * A step that throws rolls the whole unit back: nothing of the batch is written.
  */
+/** Columns a write step adds to new transaction rows (WriteStep.rowColumns). */
+export interface RowColumns {
+  names: readonly string[]
+  /** One list of values per row, in the order of `names`. */
+  values: ReadonlyArray<readonly unknown[]>
+}
+
 export interface WriteStep {
   /** Says which part the step belongs to, in logs and errors. */
   readonly name: string
@@ -47,6 +54,14 @@ export interface WriteStep {
    * were checked when it was stored).
    */
   amend?(uow: UnitOfWork, born: readonly TransactionJson[]): Promise<readonly TransactionJson[]>
+  /**
+   * Just before the rows are written (after `amend`): columns of the step's own
+   * that the rows are written with, a value each per row in `born`'s order, or
+   * null for none. The search documents' numbers (SQLite, migration 0015) go in
+   * with the row, where a table of their own cost an index keyed by the random
+   * transaction id.
+   */
+  rowColumns?(uow: UnitOfWork, born: readonly TransactionJson[]): Promise<RowColumns | null>
   /** After the rows, their labels, extensions and versions are written, in the same unit. */
   afterInsert?(uow: UnitOfWork, created: readonly TransactionJson[]): Promise<void>
   /**

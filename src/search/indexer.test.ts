@@ -97,7 +97,7 @@ test('new transactions are indexed at once; queued and indexed ones answer alike
   assert.deepEqual(await found('kilimanjaro'), [])
   await indexAllQueuedDocuments(ctx.ledger)
   assert.equal(
-    (await sql<{ n: number }>`select count(*) as n from search_documents`.execute(db)).rows[0]!.n,
+    (await sql<{ n: number }>`select count(*) as n from search_text`.execute(db)).rows[0]!.n,
     4,
   )
   assert.deepEqual(

@@ -1,9 +1,9 @@
 // Builds the SQLite search documents (migrations 0004 and 0012): per transaction,
 // one of its text (search_text) and, when it has labels or extensions, one of
-// those (search_keys), both numbered by search_documents. A new transaction gets
-// its documents in the unit of work that inserts it (the ledger's insert step, in
-// bulk), so an import is searchable the moment it commits and leaves nothing
-// behind. What is not an insert is queued and rebuilt here in batches, like
+// those (search_keys), both numbered by the transaction's `search_n` (migration
+// 0015). A new transaction gets its number with its row and its documents in the
+// unit of work that inserts it (the ledger's insert step, in bulk), so an import
+// is searchable the moment it commits and leaves nothing behind. What is not an insert is queued and rebuilt here in batches, like
 // PostgreSQL's GIN "fastupdate" pending list: an edit of the text and a delete by
 // triggers (migration 0004) and backfills (0007, 0012) in search_pending, which
 // rebuilds both documents. A label or extension change gets its new keys
@@ -24,7 +24,7 @@ import { fixedBatches, QueueDrainer, type DrainedBatch } from './drainer.js'
 import { extensionText } from './match.js'
 import { ROW_HASH_ID_GLOB } from './row-hash-ids.js'
 import type { Ledger } from '../ledger/mutate.js'
-import type { WriteStep } from '../ledger/unit-of-work.js'
+import type { UnitOfWork, WriteStep } from '../ledger/unit-of-work.js'
 
 /** Documents rebuilt per write transaction: short, so that ledger writes interleave. */
 export const SEARCH_INDEX_BATCH = 2000
@@ -39,13 +39,23 @@ export const SEARCH_INDEX_BATCH = 2000
  */
 export const searchDocumentsStep: WriteStep = {
   name: 'search documents',
+  rowColumns: async (uow, born) => {
+    if (born.length === 0 || !buildsSearchDocuments(uow.trx)) return null
+    const first = (await highestDocumentNumber(uow.trx)) + 1
+    firstNumbers(uow).set(born, first)
+    return { names: ['search_n'], values: born.map((_, i) => [first + i]) }
+  },
   afterInsert: async (uow, created) => {
     if (created.length === 0 || !buildsSearchDocuments(uow.trx)) return
+    const first = firstNumbers(uow).get(created)
+    if (first === undefined)
+      throw new Error('search documents: new rows came without their numbers')
     await dropStaleDocuments(
       uow.trx,
       created.map((tx) => tx.id),
     )
-    uow.memo(NEW_DOCUMENTS, () => [] as TransactionJson[]).push(...created)
+    const documents = uow.memo(NEW_DOCUMENTS, () => [] as NumberedTransaction[])
+    for (const [i, tx] of created.entries()) documents.push({ n: first + i, tx })
   },
   beforeCommit: async (uow) => {
     await insertNewDocuments(
@@ -65,6 +75,30 @@ export const searchDocumentsStep: WriteStep = {
     // Each transaction as it stands after the unit's last change of it.
     for (const tx of changed) gathered.set(tx.id, tx)
   },
+}
+
+/** A new transaction and its document number. */
+interface NumberedTransaction {
+  n: number
+  tx: TransactionJson
+}
+
+/** The first document number of each batch of new rows (rowColumns), for afterInsert. */
+const FIRST_NUMBERS = Symbol('first document numbers')
+const firstNumbers = (uow: UnitOfWork) =>
+  uow.memo(FIRST_NUMBERS, () => new Map<readonly TransactionJson[], number>())
+
+/**
+ * The highest document number in use: a live row's, or a dropped row's whose
+ * documents are still to be removed (search_pending), so that no new document
+ * takes the number of one that is still there. The queue is short; the rows'
+ * numbers are indexed.
+ */
+async function highestDocumentNumber(db: DbExecutor): Promise<number> {
+  const { rows } = await sql<{ n: number | null }>`select max(n) as n from (
+      select max(search_n) as n from transactions where search_n is not null
+      union all select max(n) from search_pending)`.execute(db)
+  return Number(rows[0]?.n ?? 0)
 }
 
 /** The transactions whose labels or extensions the unit changed, by id, for writeKeysDocuments. */
@@ -95,9 +129,12 @@ async function writeKeysDocuments(
   if (changed.length === 0) return
   // Each number looked up once, not once to delete and again to insert: a
   // lookup by transaction id lands on a random page of a large index.
-  const { rows: numbered } = await sql<{ n: number; at: number }>`select d.n, j.key as at
+  const { rows: numbered } = await sql<{
+    n: number
+    at: number
+  }>`select t.search_n as n, j.key as at
     from json_each(${JSON.stringify(changed.map((tx) => tx.id))}) j
-    join search_documents d on d.transaction_id = j.value`.execute(db)
+    join transactions t on t.id = j.value where t.search_n is not null`.execute(db)
   if (numbered.length === 0) return
   const numbers = JSON.stringify(numbered.map(({ n }) => n))
   await sql`delete from search_keys where rowid in (select value from json_each(${numbers}))`.execute(
@@ -209,20 +246,16 @@ const EXTENSION_LINES_SQL = `(select group_concat(${documentTextSql(
  * Writes the search documents of transactions just inserted (with their labels
  * and extensions, as they were born), in bulk, in the caller's transaction:
  * nothing is queued. Any stale document of theirs was dropped as they were
- * inserted. The documents are numbered after the highest one, so they go at
- * the end of search_documents in order.
+ * inserted; their numbers came with their rows (rowColumns).
  */
 async function insertNewDocuments(
   db: DbExecutor,
-  created: readonly TransactionJson[],
+  created: readonly NumberedTransaction[],
 ): Promise<void> {
   if (created.length === 0) return
   for (const chunk of chunksOf(created, NEW_DOCUMENTS_CHUNK)) {
-    const top = await sql<{ n: number | null }>`select max(n) as n from search_documents`.execute(
-      db,
-    )
-    const after = Number(top.rows[0]?.n ?? 0)
-    const rows = chunk.map((tx) => [
+    const rows = chunk.map(({ n, tx }) => [
+      n,
       tx.id,
       documentTextOrNull(tx.description),
       documentTextOrNull(tx.payee),
@@ -231,19 +264,16 @@ async function insertNewDocuments(
       extensionLines(tx.extensions),
     ])
     const documents = JSON.stringify(rows)
-    // `or fail`: no statement journal (db/bulk.ts sqliteOrFail); this is the unit's own transaction.
-    await sql`insert or fail into search_documents (n, transaction_id)
-      select ${after} + key + 1, value ->> 0 from json_each(${documents})`.execute(db)
     await sql`insert into search_text (rowid, description, payee, memo, id)
-      select ${after} + key + 1, value ->> 1, value ->> 2, value ->> 3, ${sql.raw(documentIdSql('value ->> 0'))}
+      select value ->> 0, value ->> 2, value ->> 3, value ->> 4, ${sql.raw(documentIdSql('value ->> 1'))}
       from json_each(${documents})`.execute(db)
     // Most imported rows have no keys: they get no keys document, and a chunk
     // without any skips the statement (reading the chunk's JSON again for
     // nothing cost 7 s of a million-row import).
-    if (!rows.some((row) => row[4] !== null || row[5] !== null)) continue
+    if (!rows.some((row) => row[5] !== null || row[6] !== null)) continue
     await sql`insert into search_keys (rowid, labels, extensions)
-      select ${after} + key + 1, value ->> 4, value ->> 5 from json_each(${documents})
-      where value ->> 4 is not null or value ->> 5 is not null`.execute(db)
+      select value ->> 0, value ->> 5, value ->> 6 from json_each(${documents})
+      where value ->> 5 is not null or value ->> 6 is not null`.execute(db)
   }
 }
 
@@ -254,38 +284,60 @@ async function insertNewDocuments(
  * for such an id only rebuilds its keys document once more.
  */
 async function dropStaleDocuments(db: DbExecutor, ids: readonly string[]): Promise<void> {
-  const stale = await sql<{ transaction_id: string }>`
+  const stale = await sql<{ n: number | null }>`
     delete from search_pending where transaction_id in (select value from json_each(${JSON.stringify(ids)}))
-    returning transaction_id`.execute(db)
-  if (stale.rows.length === 0) return
-  const staleIds = sql`(select value from json_each(${JSON.stringify(stale.rows.map((r) => r.transaction_id))}))`
-  await deleteDocuments(db, staleIds)
+    returning n`.execute(db)
+  const numbers = stale.rows.flatMap(({ n }) => (n === null ? [] : [n]))
+  if (numbers.length === 0) return
+  await deleteDocumentsNumbered(db, sql`(select value from json_each(${JSON.stringify(numbers)}))`)
 }
 
-/** Drops the documents (text and keys) of the transactions `ids` selects. */
-async function deleteDocuments(db: DbExecutor, ids: RawBuilder<unknown>): Promise<void> {
-  await sql`delete from search_text where rowid in ${documentNumbers(ids)}`.execute(db)
-  await deleteKeysDocuments(db, ids)
-  await sql`delete from search_documents where transaction_id in ${ids}`.execute(db)
+/** Drops the documents (text and keys) whose numbers `numbers` selects. */
+async function deleteDocumentsNumbered(
+  db: DbExecutor,
+  numbers: RawBuilder<unknown>,
+): Promise<void> {
+  await sql`delete from search_text where rowid in ${numbers}`.execute(db)
+  await sql`delete from search_keys where rowid in ${numbers}`.execute(db)
 }
+
+/**
+ * The document numbers of the queued transactions `ids` selects: the one their
+ * row holds and, for a row deleted (or renumbered) since it was queued, the one
+ * the queue kept.
+ */
+const queuedDocumentNumbers = (ids: RawBuilder<unknown>) =>
+  sql`(select search_n from transactions where id in ${ids} and search_n is not null
+    union select n from search_pending where transaction_id in ${ids} and n is not null)`
 
 /** Drops the keys documents of the transactions `ids` selects. */
 async function deleteKeysDocuments(db: DbExecutor, ids: RawBuilder<unknown>): Promise<void> {
-  await sql`delete from search_keys where rowid in ${documentNumbers(ids)}`.execute(db)
+  await sql`delete from search_keys where rowid in (select search_n from transactions where id in ${ids} and search_n is not null)`.execute(
+    db,
+  )
 }
 
-/** The document numbers of the transactions `ids` selects. */
-const documentNumbers = (ids: RawBuilder<unknown>) =>
-  sql`(select n from search_documents where transaction_id in ${ids})`
-
-/** Writes the keys documents of the documents `ids` selects, where a transaction has keys. */
+/** Writes the keys documents of the transactions `ids` selects that have a number and keys. */
 async function insertKeysDocuments(db: DbExecutor, ids: RawBuilder<unknown>): Promise<void> {
   await sql`insert into search_keys (rowid, labels, extensions)
     select n, labels, extensions from (
-      select d.n, ${sql.raw(LABEL_LINES_SQL)} as labels, ${sql.raw(EXTENSION_LINES_SQL)} as extensions
-      from search_documents d join transactions t on t.id = d.transaction_id
-      where d.transaction_id in ${ids})
+      select t.search_n as n, ${sql.raw(LABEL_LINES_SQL)} as labels, ${sql.raw(EXTENSION_LINES_SQL)} as extensions
+      from transactions t where t.id in ${ids} and t.search_n is not null)
     where labels is not null or extensions is not null`.execute(db)
+}
+
+/**
+ * Numbers the transactions `ids` selects that have no document number (rows
+ * restored from a backup), after the highest in use.
+ */
+async function numberUnnumbered(db: DbExecutor, ids: RawBuilder<unknown>): Promise<void> {
+  const { rows } = await sql<{ id: string }>`
+    select id from transactions where id in ${ids} and search_n is null`.execute(db)
+  if (rows.length === 0) return
+  const after = await highestDocumentNumber(db)
+  await sql`update transactions set search_n = j.n
+    from (select ${after} + key + 1 as n, value as id from json_each(${JSON.stringify(rows.map((r) => r.id))})) j
+    where transactions.id = j.id`.execute(db)
 }
 
 /**
@@ -319,15 +371,13 @@ export function indexQueuedDocuments(
   batch = SEARCH_INDEX_BATCH,
 ): Promise<number> {
   return rebuildQueued(ledger, 'search_pending', batch, async (trx, batchIds) => {
-    await deleteDocuments(trx, batchIds)
-    // A deleted transaction only loses its documents.
-    await sql`insert into search_documents (transaction_id)
-      select id from transactions where id in ${batchIds}`.execute(trx)
+    await deleteDocumentsNumbered(trx, queuedDocumentNumbers(batchIds))
+    // A deleted transaction only loses its documents; a live one keeps its number.
+    await numberUnnumbered(trx, batchIds)
     await sql`insert into search_text (rowid, description, payee, memo, id)
-      select d.n, ${sql.raw(documentTextSql('t.description'))}, ${sql.raw(documentTextSql('t.payee'))},
+      select t.search_n, ${sql.raw(documentTextSql('t.description'))}, ${sql.raw(documentTextSql('t.payee'))},
         ${sql.raw(documentTextSql('t.memo'))}, ${sql.raw(documentIdSql('t.id'))}
-      from search_documents d join transactions t on t.id = d.transaction_id
-      where d.transaction_id in ${batchIds}`.execute(trx)
+      from transactions t where t.id in ${batchIds} and t.search_n is not null`.execute(trx)
     await insertKeysDocuments(trx, batchIds)
     // Their keys documents are new too.
     await sql`delete from search_keys_pending where transaction_id in ${batchIds}`.execute(trx)

@@ -361,7 +361,7 @@ export class Narrower {
         ? TEXT_NUMBERS(`${node.field} : ${phrase}`)
         : DOCUMENT_NUMBERS(phrase)
     const found = withRowHashIds(indexed, node)
-    const documents = sql`select d.transaction_id from search_documents d where d.n in (${found}) and d.transaction_id not in (${QUEUED_IDS})`
+    const documents = sql`select t.id from transactions t where t.search_n in (${found}) and t.id not in (${QUEUED_IDS})`
     return queued.length === 0
       ? documents
       : sql`${documents} union select value from json_each(${JSON.stringify(queued)})` // SQLite only
@@ -555,7 +555,7 @@ export const QUEUED_IDS = sql`select transaction_id from search_pending union se
  * transaction still queued: it stays a candidate until rebuilt.
  */
 const SEARCH_DOCUMENT_IDS = (numbers: RawBuilder<unknown>) =>
-  sql`select d.transaction_id from search_documents d where d.n in (${numbers}) union ${QUEUED_IDS}`
+  sql`select t.id from transactions t where t.search_n in (${numbers}) union ${QUEUED_IDS}`
 
 // PostgreSQL trigram indexes are on these expressions (0004-search); the query
 // must repeat them verbatim for the planner to use the index.

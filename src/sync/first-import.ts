@@ -31,12 +31,13 @@ const FIRST_IMPORT_DEFERRED = [
 
 /**
  * Keyed by transaction id (`csv:<hash>`, random order too) and deferred as well
- * when no plugin is enabled (migration 0014 made them droppable). The import
- * writes every transaction's first version and document without looking either
- * up; what does look them up (a label or edit meanwhile, a transaction's
- * history) scans the table until they are built.
+ * when no plugin is enabled (migration 0014 made it droppable). The import
+ * writes every transaction's first version without looking it up; what does
+ * (a label or edit meanwhile, a transaction's history) scans the table until it
+ * is built. The search documents are numbered on the rows (migration 0015), an
+ * index that grows at its end: nothing to defer there.
  */
-const FIRST_IMPORT_DEFERRED_KEYS = ['transaction_versions_key', 'search_documents_transaction']
+const FIRST_IMPORT_DEFERRED_KEYS = ['transaction_versions_key']
 
 /**
  * One run's decision, taken at its first unit of rows: a full unit (an import
