@@ -22,9 +22,15 @@ const IGNORED_TABLES = new Set(['kysely_migration', 'kysely_migration_lock', 'sq
 // SQLite keeps an FTS5 trigram table and REAL amount indexes, PostgreSQL pg_trgm
 // GIN indexes and a numeric amount index. The summary rollups (migration 0008,
 // docs/search.md "Rollups") exist only on SQLite: PostgreSQL sums the rows in the
-// database. Everything else must match.
+// database. The FTS5 documents are numbered on the transactions' rows (migration
+// 0015). Everything else must match.
 const SQLITE_ONLY_TABLE = /^(search|summary)_/
-const SQLITE_ONLY_INDEXES = new Set(['transactions_amount_real', 'transactions_date_amount_real'])
+const SQLITE_ONLY_COLUMNS = new Set(['transactions.search_n'])
+const SQLITE_ONLY_INDEXES = new Set([
+  'transactions_amount_real',
+  'transactions_date_amount_real',
+  'transactions_search_n',
+])
 const SQLITE_ONLY_INDEX = /^(search|summary)_/
 const POSTGRES_ONLY_INDEXES = new Set([
   'transactions_amount_numeric',
@@ -46,11 +52,13 @@ function sqliteShape(path: string): Shape {
         (name) =>
           !IGNORED_TABLES.has(name) && !name.startsWith('sqlite_') && !SQLITE_ONLY_TABLE.test(name),
       )
-    const columns = tables.flatMap((table) =>
-      (db.prepare(`pragma table_info(${table})`).all() as Array<{ name: string }>).map(
-        (c) => `${table}.${c.name}`,
-      ),
-    )
+    const columns = tables
+      .flatMap((table) =>
+        (db.prepare(`pragma table_info(${table})`).all() as Array<{ name: string }>).map(
+          (c) => `${table}.${c.name}`,
+        ),
+      )
+      .filter((column) => !SQLITE_ONLY_COLUMNS.has(column))
     const indexes = (
       db
         .prepare(
