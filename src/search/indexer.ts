@@ -3,8 +3,9 @@
 // those (search_keys), both numbered by the transaction's `search_n` (migration
 // 0015). A new transaction gets its number with its row and its documents in the
 // unit of work that inserts it (the ledger's insert step, in bulk), so an import
-// is searchable the moment it commits and leaves nothing behind. What is not an insert is queued and rebuilt here in batches, like
-// PostgreSQL's GIN "fastupdate" pending list: an edit of the text and a delete by
+// is searchable the moment it commits and leaves nothing behind. What is not an
+// insert is queued and rebuilt here in batches, like PostgreSQL's GIN
+// "fastupdate" pending list: an edit of the text and a delete by
 // triggers (migration 0004) and backfills (0007, 0012) in search_pending, which
 // rebuilds both documents. A label or extension change gets its new keys
 // document in its own unit too, from the snapshots the same step is handed
@@ -91,13 +92,13 @@ const firstNumbers = (uow: UnitOfWork) =>
 /**
  * The highest document number in use: a live row's, or a dropped row's whose
  * documents are still to be removed (search_pending), so that no new document
- * takes the number of one that is still there. The queue is short; the rows'
- * numbers are indexed.
+ * takes the number of one that is still there. Both are indexed (the queue holds
+ * a million entries after a restore or an upgrade's backfill).
  */
 async function highestDocumentNumber(db: DbExecutor): Promise<number> {
   const { rows } = await sql<{ n: number | null }>`select max(n) as n from (
       select max(search_n) as n from transactions where search_n is not null
-      union all select max(n) from search_pending)`.execute(db)
+      union all select max(n) from search_pending where n is not null)`.execute(db)
   return Number(rows[0]?.n ?? 0)
 }
 
