@@ -18,6 +18,13 @@ export interface UnitOfWork {
   readonly actor?: string | undefined
 }
 
+/** Columns a write step adds to new transaction rows (WriteStep.rowColumns). */
+export interface RowColumns {
+  names: readonly string[]
+  /** One list of values per row, in the order of `names`. */
+  values: ReadonlyArray<readonly unknown[]>
+}
+
 /**
  * Work that must happen inside the unit of work that writes transactions, by sync
  * or by hand: the ledger's one insert path (transaction-insert.ts) runs every
@@ -27,19 +34,13 @@ export interface UnitOfWork {
  * knows none by name, so ledger/ imports nothing from the folders that supply
  * them.
  *
- * Today: search/indexer.ts writes the new rows' search documents and queues the
- * changed ones, search/rollups.ts queues the summary days they touch, and
+ * Today: search/indexer.ts numbers the new rows and writes their search
+ * documents and queues the changed ones, search/rollups.ts queues the summary
+ * days they touch, and
  * rules/new-transactions.ts applies the enabled rules (CONTRACT 8).
  *
  * A step that throws rolls the whole unit back: nothing of the batch is written.
  */
-/** Columns a write step adds to new transaction rows (WriteStep.rowColumns). */
-export interface RowColumns {
-  names: readonly string[]
-  /** One list of values per row, in the order of `names`. */
-  values: ReadonlyArray<readonly unknown[]>
-}
-
 export interface WriteStep {
   /** Says which part the step belongs to, in logs and errors. */
   readonly name: string

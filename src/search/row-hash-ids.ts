@@ -4,9 +4,9 @@
 // and memo together (at a million rows, 8,171 against 11,591 rows/s for a raw
 // insert of the same rows with and without them). A free-text or `id:` needle
 // that could lie in such an id is looked for in the ids themselves instead:
-// one scan of the document numbers' index (which holds the ids), only for needles made of hex digits,
-// "s", "v" and ":" (numbers, "cafe", "fee"); a word such as "coffee" cannot lie
-// in one and costs nothing more. Documents written before keep their ids: the
+// one scan of the document numbers' index (which holds the ids), only for
+// needles made of hex digits, "s", "v" and ":" (numbers, "cafe", "fee"); a word
+// such as "coffee" cannot lie in one and costs nothing more. Documents written before keep their ids: the
 // scan finds the same rows again, and a union takes each once.
 import { sql, type RawBuilder } from 'kysely'
 
