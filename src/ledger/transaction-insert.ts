@@ -21,22 +21,20 @@ const TRANSACTION_COLUMNS = [
   'synced_at',
 ] as const satisfies ReadonlyArray<keyof TransactionRow>
 
-/** The columns every step adds to the rows (WriteStep.rowColumns): their names, and their values column by column. */
+/** What the steps add to the rows (WriteStep.rowColumns): the columns, and each row's values for them. */
 async function stepColumns(
   uow: UnitOfWork,
   born: readonly TransactionJson[],
-): Promise<{ names: string[]; values: Array<ReadonlyArray<unknown>> }> {
+): Promise<{ names: string[]; rows: unknown[][] }> {
   const names: string[] = []
-  const values: Array<ReadonlyArray<unknown>> = []
+  const rows: unknown[][] = born.map(() => [])
   for (const step of uow.writeSteps) {
     const own = step.rowColumns ? await step.rowColumns(uow, born) : null
     if (!own) continue
-    own.names.forEach((name, column) => {
-      names.push(name)
-      values.push(own.values.map((row) => row[column]))
-    })
+    names.push(...own.names)
+    own.values.forEach((values, i) => rows[i]!.push(...values))
   }
-  return { names, values }
+  return { names, rows }
 }
 
 /**
@@ -64,7 +62,7 @@ export async function insertTransactionsInUnit(
   const columns = [...TRANSACTION_COLUMNS, ...own.names] as ReadonlyArray<keyof TransactionRow>
   await insertRowsChunked(uow.trx, 'transactions', columns, Array.from(rows.keys()), (i) => [
     ...TRANSACTION_COLUMNS.map((c) => rows[i]![c]),
-    ...own.values.map((values) => values[i]),
+    ...own.rows[i]!,
   ])
   await insertBornKeyedValuesInUnit(uow, LABELS, keyed)
   await insertBornKeyedValuesInUnit(uow, EXTENSIONS, keyed)

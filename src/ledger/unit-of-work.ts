@@ -36,8 +36,8 @@ export interface RowColumns {
  *
  * Today: search/indexer.ts numbers the new rows and writes their search
  * documents and queues the changed ones, search/rollups.ts queues the summary
- * days they touch, and
- * rules/new-transactions.ts applies the enabled rules (CONTRACT 8).
+ * days they touch, and rules/new-transactions.ts applies the enabled rules
+ * (CONTRACT 8).
  *
  * A step that throws rolls the whole unit back: nothing of the batch is written.
  */
