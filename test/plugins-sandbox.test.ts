@@ -2,6 +2,8 @@
 // across a restart, and plugin pages with their bounds and tiers: real plugin
 // folders, the real service, on SQLite and PostgreSQL.
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { setPriority } from 'node:os'
 import { test } from 'node:test'
 import { POSTGRES_DSN, sharedDatabase, startTestApp, type TestApp } from './helpers/app.js'
 import { csvBatch, headSequence, ingest } from './helpers/ledger.js'
@@ -145,6 +147,63 @@ test('hostile plugins are stopped and recorded; the service and the other plugin
     /service_plugin_hook_runs_total\{plugin="spin",status="timeout"\} [1-9]/,
   )
   assert.ok(fourth.status === 200)
+})
+
+// About 400 ms of the engine's CPU time when it has a core (measured), then a label.
+const PATIENT = `export async function onTransactionCreate(event) {
+  let sum = 0
+  const from = Date.now()
+  for (let i = 0; i < 7e6; i++) sum += i
+  coffer.log('info', 'summed', { ms: Date.now() - from })
+  await coffer.applyLabels(event.entity_id, { sum: String(sum) })
+}`
+
+/**
+ * Processes that keep every core busy for up to `ms`, at nice 5: above the
+ * plugin threads (nice 10), below the tests running beside this one.
+ */
+function busyCores(count: number, ms: number): () => void {
+  const children = Array.from({ length: count }, () => {
+    const child = spawn(
+      process.execPath,
+      ['-e', `const end = Date.now() + ${ms}; while (Date.now() < end) {}`],
+      { stdio: 'ignore' },
+    )
+    if (child.pid !== undefined) setPriority(child.pid, 5)
+    return child
+  })
+  return () => children.forEach((child) => child.kill())
+}
+
+test("the hook timeout counts the plugin thread's CPU time: a hook starved of a core by busier processes finishes", async (t) => {
+  const app = await startTestApp(t, {
+    env: { SERVICE_DASHBOARD_TOKEN: TOKEN, SERVICE_PLUGINS_HOOK_TIMEOUT: '1s' },
+  })
+  writePlugin(app, 'patient', {
+    hooks: ['onTransactionCreate'],
+    capabilities: ['labels:write'],
+    code: PATIENT,
+  })
+  assert.equal(
+    (await app.request('POST', '/api/v1/plugins/patient/enable', auth)).body.state,
+    'loaded',
+  )
+  // Plugin threads run at nice 10: beside three busy processes at nice 5 on a
+  // 2-core machine the hook gets a fraction of a core, so its CPU time takes
+  // seconds of the clock, past the 1 s timeout.
+  const stop = busyCores(3, 60_000)
+  t.after(stop)
+  await new Promise((resolve) => setTimeout(resolve, 500)) // until they run
+  const started = Date.now()
+  await ingest(app, csvBatch(burst(1)))
+  const plugin = await waitForPlugin(app, 'patient', (p) => p.last_status !== null, TOKEN, 60_000)
+  const took = Date.now() - started
+  stop()
+  assert.equal(plugin.last_status, 'ok', `${String(plugin.last_error)} after ${took} ms`)
+  const row = await app.request('GET', '/api/v1/transactions/csv:burst-0', auth)
+  assert.equal(row.body.labels.sum, '24499996500000')
+  const summed = app.logs.find((line) => line.includes('"summed"')) ?? ''
+  t.diagnostic(`the hook finished ${took} ms after the write (${summed}), on a 1 s limit`)
 })
 
 // QuickJS checks its interrupt only between bytecodes: a native loop such as

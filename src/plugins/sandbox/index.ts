@@ -7,12 +7,13 @@
 // that hit its time or memory limit is `broken`: the manager starts a fresh one
 // before the next call.
 import type { Worker } from 'node:worker_threads'
-import { besideModule, startModuleWorker } from '../../worker-module.js'
+import { besideModule, startModuleWorker, threadCpuMs } from '../../worker-module.js'
 import type { TransactionJson } from '../../ledger/json.js'
 import {
   CONTROL_CELLS,
   CONTROL_DONE,
   CONTROL_STOP,
+  CONTROL_THREAD,
   hostAnswerJson,
   parsePluginJson,
   type BatchCall,
@@ -45,6 +46,12 @@ export type BatchResult =
 /** Past the timeout, how long the engine's own interrupt gets before the thread is ended. */
 const KILL_GRACE_MS = 2_000
 const WATCH_MS = 250
+/**
+ * A thread whose CPU time cannot be read is ended by the clock instead; one whose
+ * CPU time can, by the clock too when it passes this many times the limit
+ * without finishing a call (stuck without running: nothing known does that).
+ */
+const CLOCK_BACKSTOP = 10
 
 export class SandboxLoadError extends Error {
   override name = 'SandboxLoadError'
@@ -219,10 +226,11 @@ export class PluginSandbox {
   }
 
   /**
-   * Makes `id` the current call and watches it: the engine stops itself at its
-   * deadline, and this ends the thread when it does not. Time the plugin waits
-   * on a host call is not counted, as in the engine; a batch's clock starts
-   * again at each call it finishes.
+   * Makes `id` the current call and watches it: the engine stops itself when its
+   * budget is spent (budget.ts), and this ends the thread when it does not, by
+   * the thread's CPU time where it can be read. The clock's time waiting on a
+   * host call is not counted; a batch's clock starts again at each call it
+   * finishes.
    */
   private begin<T>(
     resolve: (value: T) => void,
@@ -234,16 +242,25 @@ export class PluginSandbox {
   ): number {
     const id = this.nextId++
     Atomics.store(this.control, CONTROL_DONE, 0)
-    let spent = 0
+    const thread = Atomics.load(this.control, CONTROL_THREAD)
+    const cpu = () => (thread === 0 ? null : threadCpuMs(thread))
+    let cpuFrom = cpu()
+    let clockSpent = 0
     let progress = 0
     const limit = this.setup.timeoutMs + KILL_GRACE_MS
     const timer = setInterval(() => {
       const done = Atomics.load(this.control, CONTROL_DONE)
       if (done !== progress) {
         progress = done
-        spent = 0
-      } else if (this.hostCallsInFlight === 0) spent += WATCH_MS
-      if (spent < limit) return
+        clockSpent = 0
+        cpuFrom = cpu()
+      } else if (this.hostCallsInFlight === 0) clockSpent += WATCH_MS
+      const cpuNow = cpuFrom === null ? null : cpu()
+      const stuck =
+        cpuNow === null || cpuFrom === null
+          ? clockSpent >= limit
+          : cpuNow - cpuFrom >= limit || clockSpent >= limit * CLOCK_BACKSTOP
+      if (!stuck) return
       this.broken = true
       const value = ends.killed()
       void this.worker.terminate()

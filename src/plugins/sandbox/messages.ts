@@ -29,7 +29,9 @@ export interface SandboxSetup {
 export const CONTROL_STOP = 0
 /** control[CONTROL_DONE]: how many calls of the batch have finished (the watchdog's progress). */
 export const CONTROL_DONE = 1
-export const CONTROL_CELLS = 2
+/** control[CONTROL_THREAD]: the worker thread's kernel id (0: unknown), whose CPU time the watchdog reads. */
+export const CONTROL_THREAD = 2
+export const CONTROL_CELLS = 3
 
 /** One event hook call of a batch; `arg` is JSON text. */
 export interface BatchCall {

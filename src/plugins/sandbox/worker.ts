@@ -16,12 +16,14 @@ import {
   type VmCallResult,
 } from 'quickjs-emscripten'
 import { NotFound } from '../../errors.js'
-import { lowerThisThreadPriority } from '../../worker-module.js'
+import { lowerThisThreadPriority, thisThreadId, threadCpuMs } from '../../worker-module.js'
 import type { TransactionJson } from '../../ledger/json.js'
 import { changeOf, isWriteMethod, PendingChanges, WRITE_METHODS, writeAnswer } from '../changes.js'
+import { CallBudget } from './budget.js'
 import {
   CONTROL_DONE,
   CONTROL_STOP,
+  CONTROL_THREAD,
   HOST_VALUE_MAX_BYTES,
   hostAnswerJson,
   parsePluginJson,
@@ -38,6 +40,9 @@ const setup = workerData as SandboxSetup
 const port = parentPort!
 const control = new Int32Array(setup.control)
 const send = (message: FromWorker) => port.postMessage(message)
+/** This thread's kernel id: its CPU time is read by it and by the main thread's watchdog. */
+const threadId = thisThreadId()
+const threadCpu = (): number | null => (threadId === null ? null : threadCpuMs(threadId))
 
 /**
  * Plugins run below the service: when a sandbox and the main thread want the
@@ -46,6 +51,9 @@ const send = (message: FromWorker) => port.postMessage(message)
  * second (docs/performance.md, Plugins).
  */
 const PLUGIN_THREAD_NICE = 10
+
+/** The shortest wait on a pending promise before its budget is looked at again. */
+const MIN_WAIT_MS = 1
 
 /** The engine's stack: deep recursion ends as an error well before the thread's own stack. */
 const STACK_BYTES = 256 * 1024
@@ -129,7 +137,7 @@ function failureOf(error: unknown): Failure {
 }
 
 class Sandbox {
-  private deadline = Infinity
+  private readonly budget = new CallBudget(setup.timeoutMs, threadCpu)
   private nextCallId = 1
   private readonly hostCalls = new Map<number, QuickJSDeferredPromise>()
   /** Woken when a host call answers, so that a waiting hook looks at its promise again. */
@@ -145,7 +153,7 @@ class Sandbox {
   ) {
     runtime.setMemoryLimit(setup.memoryBytes)
     runtime.setMaxStackSize(STACK_BYTES)
-    runtime.setInterruptHandler(() => Date.now() > this.deadline)
+    runtime.setInterruptHandler(() => this.budget.spent())
   }
 
   /** Runs the prelude and the plugin's module; answers its exported names. */
@@ -161,7 +169,7 @@ class Sandbox {
     const config = vm.newString(setup.config)
     vm.setProp(vm.global, '__coffer_config', config)
     config.dispose()
-    this.deadline = Date.now() + setup.timeoutMs
+    this.budget.start()
     vm.unwrapResult(vm.evalCode(PRELUDE, 'prelude.js')).dispose()
 
     const evaluated = vm.evalCode(setup.code, setup.filename, { type: 'module' })
@@ -175,14 +183,14 @@ class Sandbox {
     keys.dispose()
     const exported = vm.dump(names) as string[]
     names.dispose()
-    this.deadline = Infinity
+    this.budget.stop()
     return exported
   }
 
   /** Calls a hook; answers its result as JSON text (checked against RESULT_MAX_BYTES). */
   async call(hook: string, arg: string): Promise<string | null> {
     const { vm } = this
-    this.deadline = Date.now() + setup.timeoutMs
+    this.budget.start()
     try {
       const fn = vm.getProp(this.ns!, hook)
       const text = vm.newString(arg)
@@ -196,7 +204,7 @@ class Sandbox {
       const value = await this.settle(returned.value)
       return this.serialize(value)
     } finally {
-      this.deadline = Infinity
+      this.budget.stop()
     }
   }
 
@@ -336,22 +344,24 @@ class Sandbox {
         handle.dispose()
         throw this.take(state.error)
       }
-      const left = this.deadline - Date.now()
-      if (left <= 0) throw new SandboxFailure('InternalError', 'interrupted')
+      if (this.budget.spent()) throw new SandboxFailure('InternalError', 'interrupted')
       // Pending: only a host call's answer can move it. Time spent waiting for the
-      // host is not the plugin's (CONTRACT 9 bounds CPU time; the host bounds its
-      // own calls, a fetch at 10 s): the deadline moves by it. Waiting on nothing
-      // (a promise that never settles) runs the clock.
+      // host is not the plugin's (the host bounds its own calls, a fetch at 10 s);
+      // waiting on nothing (a promise that never settles) is (budget.ts).
       const waitingOnHost = this.hostCalls.size > 0
       const waitedFrom = Date.now()
       await new Promise<void>((resolve) => {
-        const timer = waitingOnHost ? null : setTimeout(resolve, left)
+        const timer = waitingOnHost
+          ? null
+          : setTimeout(resolve, Math.max(this.budget.msLeft, MIN_WAIT_MS))
         this.wake = () => {
           if (timer) clearTimeout(timer)
           resolve()
         }
       })
-      if (waitingOnHost) this.deadline += Date.now() - waitedFrom
+      const waited = Date.now() - waitedFrom
+      if (waitingOnHost) this.budget.waitedOnHost(waited)
+      else this.budget.waitedOnPlugin(waited)
       this.wake = null
     }
   }
@@ -449,6 +459,7 @@ class Sandbox {
 }
 
 async function main(): Promise<void> {
+  if (threadId !== null) Atomics.store(control, CONTROL_THREAD, threadId)
   lowerThisThreadPriority(PLUGIN_THREAD_NICE)
   const module = await newQuickJSWASMModule()
   const runtime = module.newRuntime()
