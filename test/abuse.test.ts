@@ -278,6 +278,13 @@ test('replaying streams whose clients never read apply backpressure and let othe
     assert.ok(stream.buffered() <= 64 * 1024 + frameMax, `buffered ${stream.buffered()} bytes`)
   }
   assert.equal((await app.request('GET', '/healthz')).status, 200)
+
+  // Shutdown does not wait on them (issue 16: within 10 s whatever the service is
+  // doing): a stream stalled on a client that never reads ends at once.
+  const closing = performance.now()
+  await app.stop()
+  const closeMs = performance.now() - closing
+  assert.ok(closeMs < 10_000, `the service took ${closeMs.toFixed(0)} ms to stop`)
 })
 
 // --- slow clients --------------------------------------------------------------

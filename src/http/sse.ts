@@ -117,8 +117,10 @@ function lastEventId(request: FastifyRequest): number | undefined {
   return sequence
 }
 
-/** Resolves when the response drains, the stream is aborted, or after `ms` (false). */
+/** Resolves true when the response drains; false when the stream is aborted, or after `ms`. */
 function drained(res: ServerResponse, signal: AbortSignal, ms: number): Promise<boolean> {
+  // An abort listener added after the abort never fires: the wait would run its full `ms`.
+  if (signal.aborted) return Promise.resolve(false)
   return new Promise<boolean>((resolve) => {
     const done = (value: boolean) => () => {
       clearTimeout(timer)
@@ -127,7 +129,7 @@ function drained(res: ServerResponse, signal: AbortSignal, ms: number): Promise<
       resolve(value)
     }
     const onDrain = done(true)
-    const onAbort = done(true)
+    const onAbort = done(false)
     const timer = setTimeout(done(false), ms)
     timer.unref()
     res.once('drain', onDrain)
@@ -178,6 +180,8 @@ export async function streamEvents(
     })
     let sinceYield = 0
     for await (const event of events) {
+      // The follower hands out the rest of a batch it read before an abort.
+      if (controller.signal.aborted) break
       const frame = `id: ${event.sequence}\nevent: ${event.type}\ndata: ${eventJson(event)}\n\n`
       const bytes = Buffer.byteLength(frame)
       const accepted = res.write(frame)
@@ -188,6 +192,7 @@ export async function streamEvents(
         stream.stalled = true
         const ok = await drained(res, controller.signal, SSE_STALL_TIMEOUT_MS)
         stream.stalled = false
+        if (controller.signal.aborted) break
         if (!ok) {
           request.log.warn(
             { after: event.sequence, stalled_ms: SSE_STALL_TIMEOUT_MS },
