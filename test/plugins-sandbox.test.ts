@@ -200,6 +200,8 @@ test("the hook timeout counts the plugin thread's CPU time: a hook starved of a 
   const took = Date.now() - started
   stop()
   assert.equal(plugin.last_status, 'ok', `${String(plugin.last_error)} after ${took} ms`)
+  // The status is recorded when the hook ends, its write after: wait for the write.
+  await app.plugins.manager.whenHandled('patient', await headSequence(app, auth))
   const row = await app.request('GET', '/api/v1/transactions/csv:burst-0', auth)
   assert.equal(row.body.labels.sum, '24499996500000')
   const summed = app.logs.find((line) => line.includes('"summed"')) ?? ''
@@ -282,6 +284,41 @@ test('a restart in the middle of a burst of 1,000 events: every event reaches th
   const head = await headSequence(second, auth)
   await second.plugins.manager.whenHandled('counter', head)
   assert.equal(await countSeen(second), 1000)
+})
+
+test("the service stops within its bound while a hook spins, and the hook's event runs again at the next start", async (t) => {
+  const database = sharedDatabase(t)
+  // A timeout far past the shutdown's bound: only the stop ends the hook.
+  const env = { SERVICE_DASHBOARD_TOKEN: TOKEN, SERVICE_PLUGINS_HOOK_TIMEOUT: '120s' }
+  const first = await database.start({ env })
+  writePlugin(first, 'spinner', {
+    hooks: ['onTransactionCreate'],
+    capabilities: ['labels:write'],
+    code: `export async function onTransactionCreate(event) {
+      coffer.log('info', 'spinning', { id: event.entity_id })
+      for (;;) {}
+    }`,
+  })
+  assert.equal(
+    (await first.request('POST', '/api/v1/plugins/spinner/enable', auth)).body.state,
+    'loaded',
+  )
+  await ingest(first, csvBatch(burst(1)))
+  const spinning = (app: TestApp) =>
+    app.logs.some((line) => line.includes('"spinning"') && line.includes('csv:burst-0'))
+  while (!spinning(first)) await new Promise((resolve) => setTimeout(resolve, 20))
+
+  const stopping = performance.now()
+  await first.stop()
+  const stopMs = performance.now() - stopping
+  assert.ok(stopMs < 10_000, `the service took ${stopMs.toFixed(0)} ms to stop`)
+
+  // The event was not dealt with: it is handed to the hook again, not recorded as a failure.
+  const second = await database.start({ env })
+  while (!spinning(second)) await new Promise((resolve) => setTimeout(resolve, 20))
+  const plugin = await second.request('GET', '/api/v1/plugins/spinner', auth)
+  assert.equal(plugin.body.last_status, null)
+  t.diagnostic(`stopped in ${stopMs.toFixed(0)} ms with a hook spinning`)
 })
 
 async function countSeen(app: TestApp): Promise<number> {

@@ -97,6 +97,8 @@ export class EventBatches {
         done = calls.length
         break
       }
+      // The service is closing: the batch's events run again at the next start.
+      if (result.status === 'stopped') break
       if (result.status === 'ended') {
         // The calls it had finished are run again (their writes went with the thread).
         const stuck = slice[result.completed]

@@ -42,6 +42,8 @@ export type CallOutcome =
 export type BatchResult =
   | { status: 'ran'; outcomes: BatchOutcome[]; writes: BatchWrite[]; wantsKnown: boolean }
   | { status: 'ended'; completed: number; failure: Exclude<BatchOutcome, { status: 'ok' }> }
+  /** The batch was to stop (a shutdown) and its hook in flight outlasted STOP_GRACE_MS: the thread was ended. */
+  | { status: 'stopped' }
 
 /** Past the timeout, how long the engine's own interrupt gets before the thread is ended. */
 const KILL_GRACE_MS = 2_000
@@ -52,6 +54,14 @@ const WATCH_MS = 250
  * without finishing a call (stuck without running: nothing known does that).
  */
 const CLOCK_BACKSTOP = 10
+/**
+ * Once a batch is asked to stop (the service is closing), how long its hook in
+ * flight gets before the thread is ended. Nothing is lost: the batch's writes
+ * are not written and the cursor stays before its events, which run again at
+ * the next start. Without it, a hook with CPU time left (a busy machine gives a
+ * plugin thread little of a core) would hold up the shutdown's 10 s bound.
+ */
+const STOP_GRACE_MS = 1_000
 
 export class SandboxLoadError extends Error {
   override name = 'SandboxLoadError'
@@ -214,11 +224,12 @@ export class PluginSandbox {
             : null,
         killed: ended({ status: 'timeout', message: `ran longer than ${this.setup.timeoutMs} ms` }),
         exited: ended({ status: 'error', message: 'the sandbox stopped' }),
+        stopped: () => ({ status: 'stopped' }),
       })
       this.post({ type: 'batch', id, calls, known, sliceMs })
     }).then((result) => {
       signal.removeEventListener('abort', stop)
-      if (result.status === 'ended') this.broken = true
+      if (result.status !== 'ran') this.broken = true
       else if (result.outcomes.some((o) => o.status === 'timeout' || o.status === 'memory'))
         this.broken = true
       return result
@@ -230,7 +241,7 @@ export class PluginSandbox {
    * budget is spent (budget.ts), and this ends the thread when it does not, by
    * the thread's CPU time where it can be read. The clock's time waiting on a
    * host call is not counted; a batch's clock starts again at each call it
-   * finishes.
+   * finishes. A batch asked to stop (`stopped`) is ended STOP_GRACE_MS after.
    */
   private begin<T>(
     resolve: (value: T) => void,
@@ -238,6 +249,7 @@ export class PluginSandbox {
       answer: (message: FromWorker) => T | null
       killed: () => T
       exited: () => T
+      stopped?: () => T
     },
   ): number {
     const id = this.nextId++
@@ -247,8 +259,18 @@ export class PluginSandbox {
     let cpuFrom = cpu()
     let clockSpent = 0
     let progress = 0
+    let stopWaited = 0
     const limit = this.setup.timeoutMs + KILL_GRACE_MS
+    const end = (value: T) => {
+      this.broken = true
+      void this.worker.terminate()
+      finish(value)
+    }
     const timer = setInterval(() => {
+      if (ends.stopped && Atomics.load(this.control, CONTROL_STOP) !== 0) {
+        stopWaited += WATCH_MS
+        if (stopWaited >= STOP_GRACE_MS) return end(ends.stopped())
+      }
       const done = Atomics.load(this.control, CONTROL_DONE)
       if (done !== progress) {
         progress = done
@@ -260,11 +282,7 @@ export class PluginSandbox {
         cpuNow === null || cpuFrom === null
           ? clockSpent >= limit
           : cpuNow - cpuFrom >= limit || clockSpent >= limit * CLOCK_BACKSTOP
-      if (!stuck) return
-      this.broken = true
-      const value = ends.killed()
-      void this.worker.terminate()
-      finish(value)
+      if (stuck) end(ends.killed())
     }, WATCH_MS)
     const finish = (value: T) => {
       clearInterval(timer)
