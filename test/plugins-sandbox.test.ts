@@ -12,6 +12,13 @@ import { waitForPlugin, writePlugin } from './helpers/plugins.js'
 const TOKEN = 'plugins-sandbox-token-0123456789abcdef'
 const auth = { token: TOKEN }
 
+/** Writes a plugin with an onTransactionCreate hook (`code`) into `app` and enables it. */
+async function enableHook(app: TestApp, name: string, capability: string, code: string) {
+  writePlugin(app, name, { hooks: ['onTransactionCreate'], capabilities: [capability], code })
+  const res = await app.request('POST', `/api/v1/plugins/${name}/enable`, auth)
+  assert.equal(res.body.state, 'loaded', `${name}: ${res.text}`)
+}
+
 function burst(count: number, from = 0) {
   return Array.from({ length: count }, (_, i) => ({
     id: `csv:burst-${from + i}`,
@@ -179,15 +186,7 @@ test("the hook timeout counts the plugin thread's CPU time: a hook starved of a 
   const app = await startTestApp(t, {
     env: { SERVICE_DASHBOARD_TOKEN: TOKEN, SERVICE_PLUGINS_HOOK_TIMEOUT: '1s' },
   })
-  writePlugin(app, 'patient', {
-    hooks: ['onTransactionCreate'],
-    capabilities: ['labels:write'],
-    code: PATIENT,
-  })
-  assert.equal(
-    (await app.request('POST', '/api/v1/plugins/patient/enable', auth)).body.state,
-    'loaded',
-  )
+  await enableHook(app, 'patient', 'labels:write', PATIENT)
   // Plugin threads run at nice 10: beside three busy processes at nice 5 on a
   // 2-core machine the hook gets a fraction of a core, so its CPU time takes
   // seconds of the clock, past the 1 s timeout.
@@ -221,15 +220,7 @@ test('a thread stuck where the interrupt cannot reach is ended: its batch runs a
   const app = await startTestApp(t, {
     env: { SERVICE_DASHBOARD_TOKEN: TOKEN, SERVICE_PLUGINS_HOOK_TIMEOUT: '1s' },
   })
-  writePlugin(app, 'stuck', {
-    hooks: ['onTransactionCreate'],
-    capabilities: ['labels:write'],
-    code: STUCK_ON_STUCK,
-  })
-  assert.equal(
-    (await app.request('POST', '/api/v1/plugins/stuck/enable', auth)).body.state,
-    'loaded',
-  )
+  await enableHook(app, 'stuck', 'labels:write', STUCK_ON_STUCK)
   // One unit, so one batch: two calls finish, the third never returns, one follows.
   const rows = burst(4)
   rows[2]!.description = 'Stuck 2'
@@ -258,19 +249,16 @@ test('a thread stuck where the interrupt cannot reach is ended: its batch runs a
 test('a restart in the middle of a burst of 1,000 events: every event reaches the hook at least once', async (t) => {
   const database = sharedDatabase(t)
   const first = await database.start({ env: { SERVICE_DASHBOARD_TOKEN: TOKEN } })
-  writePlugin(first, 'counter', {
-    hooks: ['onTransactionCreate'],
-    capabilities: ['extensions:write'],
-    // A millisecond of work per event, so that the burst takes a second or more.
-    code: `export async function onTransactionCreate(event) {
-      const until = Date.now() + 1
-      while (Date.now() < until) {}
-      await coffer.setExtension(event.entity_id, 'counter.seen', event.sequence)
-    }`,
-  })
-  assert.equal(
-    (await first.request('POST', '/api/v1/plugins/counter/enable', auth)).body.state,
-    'loaded',
+  // A millisecond of work per event, so that the burst takes a second or more.
+  await enableHook(
+    first,
+    'counter',
+    'extensions:write',
+    `export async function onTransactionCreate(event) {
+    const until = Date.now() + 1
+    while (Date.now() < until) {}
+    await coffer.setExtension(event.entity_id, 'counter.seen', event.sequence)
+  }`,
   )
   await ingest(first, csvBatch(burst(1000)))
   // Stop while the hook is part-way through the burst: once some of it is written.
@@ -291,17 +279,14 @@ test("the service stops within its bound while a hook spins, and the hook's even
   // A timeout far past the shutdown's bound: only the stop ends the hook.
   const env = { SERVICE_DASHBOARD_TOKEN: TOKEN, SERVICE_PLUGINS_HOOK_TIMEOUT: '120s' }
   const first = await database.start({ env })
-  writePlugin(first, 'spinner', {
-    hooks: ['onTransactionCreate'],
-    capabilities: ['labels:write'],
-    code: `export async function onTransactionCreate(event) {
-      coffer.log('info', 'spinning', { id: event.entity_id })
-      for (;;) {}
-    }`,
-  })
-  assert.equal(
-    (await first.request('POST', '/api/v1/plugins/spinner/enable', auth)).body.state,
-    'loaded',
+  await enableHook(
+    first,
+    'spinner',
+    'labels:write',
+    `export async function onTransactionCreate(event) {
+    coffer.log('info', 'spinning', { id: event.entity_id })
+    for (;;) {}
+  }`,
   )
   await ingest(first, csvBatch(burst(1)))
   const spinning = (app: TestApp) =>

@@ -97,7 +97,7 @@ export class EventBatches {
         done = calls.length
         break
       }
-      // The service is closing: the batch's events run again at the next start.
+      // The hooks are stopping (a shutdown, a disable): the batch's events run again when they start.
       if (result.status === 'stopped') break
       if (result.status === 'ended') {
         // The calls it had finished are run again (their writes went with the thread).
