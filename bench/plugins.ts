@@ -28,6 +28,8 @@ const WRITE_ITEMS = Number(process.env.COFFER_BENCH_ITEMS ?? 3_000)
 const WRITE_ROUNDS = 4
 const IMPORT_ROWS = Number(process.env.COFFER_BENCH_PLUGIN_IMPORT ?? 100_000)
 const BATCH = 2_000
+/** One part alone (`hooks`, `writes` or `lag`), to profile or repeat it; all three when unset. */
+const ONLY = process.env.COFFER_BENCH_PLUGINS_ONLY
 
 const NOOP = 'export function onTransactionCreate(event) {}'
 const LABELLER = `export async function onTransactionCreate(event) {
@@ -220,6 +222,12 @@ async function queuedSearchDocuments(db: BenchDb): Promise<number> {
 }
 
 export async function benchPlugins(): Promise<void> {
+  if (ONLY === undefined || ONLY === 'hooks') await benchHookThroughput()
+  if (ONLY === undefined || ONLY === 'writes') await benchWriteRate()
+  if (ONLY === undefined || ONLY === 'lag') await benchImportLag()
+}
+
+async function benchHookThroughput(): Promise<void> {
   const noop = await hookRate(NOOP)
   const labelling = await hookRate(LABELLER)
   report(
@@ -228,7 +236,9 @@ export async function benchPlugins(): Promise<void> {
     { label: 'a no-op hook', perSecond: noop },
     'the write a labelling hook makes costs what a unit of work costs',
   )
+}
 
+async function benchWriteRate(): Promise<void> {
   // Alternate the two setups, each first in turn, and keep each one's best run,
   // so that drift hits both: on 2 cores one run of either differs from the next
   // by up to 10%, more than what is measured.
@@ -244,7 +254,9 @@ export async function benchPlugins(): Promise<void> {
     { label: 'no plugins', perSecond: Math.max(...none) },
     'plugins cost the write path under 10%',
   )
+}
 
+async function benchImportLag(): Promise<void> {
   const alone = await importLag({})
   const beside = await importLag({ labeller: LABELLER })
   const { importMs, drainedMs, searchableMs } = beside

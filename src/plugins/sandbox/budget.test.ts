@@ -2,11 +2,11 @@
 // promises, not the clock time it spends without a core or waiting on the host.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { CallBudget } from './budget.js'
+import { CallBudget, REUSE_READING_MS } from './budget.js'
 
 /** A clock and a CPU clock moved by hand; the CPU clock runs at `share` of the clock's rate. */
 function clocks(share: number | null) {
-  const state = { now: 1_000_000, cpu: 500 }
+  const state = { now: 1_000_000, cpu: 500, reads: 0 }
   return {
     state,
     advance(ms: number) {
@@ -19,7 +19,10 @@ function clocks(share: number | null) {
     budget: (limitMs: number) =>
       new CallBudget(
         limitMs,
-        () => (share === null ? null : state.cpu),
+        () => {
+          state.reads++
+          return share === null ? null : state.cpu
+        },
         () => state.now,
       ),
   }
@@ -74,5 +77,29 @@ test('without a CPU clock the clock decides; stop() spends nothing', () => {
   c.wait(10_000)
   assert.equal(budget.spent(), false)
   budget.start()
+  assert.equal(budget.spent(), false)
+})
+
+test('calls started close together share one CPU reading, and are charged from it', () => {
+  const c = clocks(1)
+  const budget = c.budget(1_000)
+  budget.start()
+  assert.equal(c.state.reads, 1)
+  for (let call = 0; call < 5; call++) {
+    c.advance(2)
+    budget.stop()
+    budget.start()
+  }
+  assert.equal(c.state.reads, 1, 'no new reading within REUSE_READING_MS of the last')
+  // The last call started 10 ms after the reading and is charged those 10 ms.
+  c.advance(990)
+  assert.equal(budget.spent(), false)
+  c.advance(1)
+  assert.equal(budget.spent(), true, '991 ms of its own, 1,001 from the reading')
+  budget.stop()
+  c.advance(REUSE_READING_MS + 1)
+  budget.start()
+  assert.equal(c.state.reads, 3, 'a stale reading is taken again')
+  c.advance(1_000)
   assert.equal(budget.spent(), false)
 })
