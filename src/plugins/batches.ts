@@ -31,6 +31,14 @@ function overlaid(batch: WriteBatch, tx: TransactionJson): TransactionJson {
   }
 }
 
+/** The transaction an event hook's argument is about, if any. */
+function transactionIdOf(arg: unknown): string | null {
+  const event = arg as Partial<EventEnvelope>
+  return event.entity_type === 'transaction' && typeof event.entity_id === 'string'
+    ? event.entity_id
+    : null
+}
+
 /** Runs `work` on the plugin's sandbox in its turn, its host writes kept in `batch` (the manager's). */
 export type InTurn = <T>(
   plugin: Plugin,
@@ -49,19 +57,21 @@ export class EventBatches {
   /**
    * Runs a batch of event hooks in the plugin's worker, in slices of at most
    * BATCH_WRITE_MS: the worker answers reads and writes of the events'
-   * transactions itself. While it runs the first slice, the last batch's writes
-   * are written here (the two threads work side by side); a slice's writes are
-   * written before the next slice, and the last slice's by the next batch or by
-   * writePending. Answers how many calls, from the first, were dealt with, and
-   * when their writes are written.
+   * transactions itself. While it runs a slice, the writes of the slice (or
+   * batch) before are written here: the two threads work side by side, and
+   * neither waits for the other's part. The last slice's writes are written by
+   * the next batch or by writePending. Answers how many calls, from the first,
+   * were dealt with, and when their writes are written.
    */
   async runBatch(
     plugin: Plugin,
     calls: ReadonlyArray<{ hook: HookName; arg: unknown }>,
     signal: AbortSignal,
   ): Promise<{ ran: number; written: Promise<void> }> {
-    const batch = new WriteBatch(plugin.unwritten?.batch ?? null)
+    let batch = new WriteBatch(plugin.unwritten?.batch ?? null)
     const encoded = calls.map(({ hook, arg }) => ({ hook, arg: jsonOf(arg) }))
+    // The events' transactions, read once for the batch, each with the batch's writes over it.
+    let known: Map<string, TransactionJson | null> | null = null
     // A call the worker was stuck on when it was ended: recorded, and not run again.
     const skipped = new Set<number>()
     let done = 0
@@ -72,18 +82,19 @@ export class EventBatches {
       }
       const slice: number[] = []
       for (let i = done; i < calls.length; i++) if (!skipped.has(i)) slice.push(i)
-      // Read before the last batch's writes start: they would hold the connection.
-      const known = plugin.readsTransactions
-        ? await this.knownTransactions(
-            plugin,
-            slice.map((i) => calls[i]!.arg),
-            batch,
-          )
-        : null
-      const running = this.inTurn(plugin, batch, async (sandbox) =>
+      // Read before the last writes start: they would hold the connection.
+      if (plugin.readsTransactions && known === null)
+        known = await this.knownTransactions(
+          plugin,
+          slice.map((i) => calls[i]!.arg),
+          batch,
+        )
+      const handed = known && this.inSlice(known, slice, calls)
+      const sliceBatch = batch
+      const running = this.inTurn(plugin, sliceBatch, async (sandbox) =>
         sandbox.runBatch(
           slice.map((i) => encoded[i]!),
-          known,
+          handed,
           BATCH_WRITE_MS,
           signal,
         ),
@@ -111,18 +122,40 @@ export class EventBatches {
       // From the next slice on, the worker has the transactions in hand.
       if (result.wantsKnown) plugin.readsTransactions = true
       if (result.outcomes.length === 0) break
-      for (const { id, change } of result.writes) batch.keep(id, change)
+      for (const { id, change } of result.writes) {
+        sliceBatch.keep(id, change)
+        const tx = known?.get(id)
+        if (tx) known!.set(id, overlaid(sliceBatch, tx))
+      }
       await this.health.recordOutcomes(
         plugin,
         slice.map((i) => calls[i]!.hook),
         result.outcomes,
       )
       done = slice[result.outcomes.length - 1]! + 1
-      if (done < calls.length && !signal.aborted) await this.flush(plugin, batch)
+      if (done < calls.length && !signal.aborted) {
+        // This slice's writes are written while the next one runs, as a batch's are.
+        plugin.unwritten = { batch: sliceBatch, written: () => undefined }
+        batch = new WriteBatch(sliceBatch)
+      }
     }
     await this.writePending(plugin)
     const written = new Promise<void>((resolve) => (plugin.unwritten = { batch, written: resolve }))
     return { ran: done, written }
+  }
+
+  /** The entries of `known` that the calls of `slice` are about (what the worker is handed). */
+  private inSlice(
+    known: Map<string, TransactionJson | null>,
+    slice: readonly number[],
+    calls: ReadonlyArray<{ arg: unknown }>,
+  ): Array<[string, TransactionJson | null]> {
+    const handed = new Map<string, TransactionJson | null>()
+    for (const i of slice) {
+      const id = transactionIdOf(calls[i]!.arg)
+      if (id !== null && known.has(id)) handed.set(id, known.get(id)!)
+    }
+    return [...handed]
   }
 
   /** Writes what the last batch of event hooks left unwritten (see runBatch). */
@@ -136,27 +169,28 @@ export class EventBatches {
 
   /**
    * The transactions the events in `args` are about, as they stand, for the
-   * worker to answer reads and writes of (null: there is none). Only for a
-   * plugin that may read or write them.
+   * worker to answer reads and writes of (null: there is none; none at all for
+   * a plugin that may neither read nor write them).
    */
   private async knownTransactions(
     plugin: Plugin,
     args: readonly unknown[],
     batch: WriteBatch,
-  ): Promise<Array<[string, TransactionJson | null]>> {
+  ): Promise<Map<string, TransactionJson | null>> {
     const capabilities = plugin.manifest?.capabilities ?? []
-    if (!TRANSACTION_CAPABILITIES.some((c) => capabilities.includes(c))) return []
+    if (!TRANSACTION_CAPABILITIES.some((c) => capabilities.includes(c))) return new Map()
     const ids = new Set<string>()
     for (const arg of args) {
-      const event = arg as Partial<EventEnvelope>
-      if (event.entity_type === 'transaction' && typeof event.entity_id === 'string')
-        ids.add(event.entity_id)
+      const id = transactionIdOf(arg)
+      if (id !== null) ids.add(id)
     }
     const found = await findTransactions(this.ctx.db.kysely, [...ids])
-    return [...ids].map((id) => {
-      const tx = found.get(id)
-      return [id, tx ? overlaid(batch, tx) : null]
-    })
+    return new Map(
+      [...ids].map((id) => {
+        const tx = found.get(id)
+        return [id, tx ? overlaid(batch, tx) : null]
+      }),
+    )
   }
 
   private async flush(plugin: Plugin, batch: WriteBatch): Promise<void> {
