@@ -300,6 +300,55 @@ test('a restart in the middle of a burst of 1,000 events: every event reaches th
   assert.equal(await countSeen(second), 1000)
 })
 
+// Reads back, on each update, the label its create hook wrote: in a backlog the
+// next batch's transactions are read while the batch before runs and writes
+// (batches.ts prepare), so what a batch wrote must still show in them.
+const READ_BACK = `export async function onTransactionCreate(event) {
+  await coffer.applyLabels(event.entity_id, { created: 'yes' })
+}
+export async function onTransactionUpdate(event) {
+  const tx = await coffer.getTransaction(event.entity_id)
+  await coffer.applyLabels(event.entity_id, { saw: tx.labels.created ?? 'nothing' })
+}`
+
+test("in a backlog, a hook reads back what the plugin's earlier batches wrote", async (t) => {
+  const app = await startTestApp(t, { env: { SERVICE_DASHBOARD_TOKEN: TOKEN } })
+  writePlugin(app, 'readback', {
+    hooks: ['onTransactionCreate', 'onTransactionUpdate'],
+    capabilities: ['labels:write', 'transactions:read'],
+    code: READ_BACK,
+  })
+  const toggle = async (action: 'enable' | 'disable') => {
+    const res = await app.request('POST', `/api/v1/plugins/readback/${action}`, auth)
+    assert.equal(res.status, 200, res.text)
+  }
+  await toggle('enable')
+  await toggle('disable')
+  // While it is disabled: each row created, then updated a few hundred events
+  // later, so that create and update fall in the same batch or in batches side by side.
+  const rows = 3_000
+  for (let from = 0; from < rows; from += 300) {
+    await ingest(app, csvBatch(burst(300, from)))
+    const changed = burst(300, from).map((row) => ({
+      ...row,
+      description: `${row.description} (settled)`,
+    }))
+    await ingest(app, csvBatch(changed))
+  }
+  await toggle('enable')
+  await app.plugins.manager.whenHandled('readback', await headSequence(app, auth))
+  const saw = await app.ctx.db.kysely
+    .selectFrom('transaction_labels')
+    .select(['value', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('key', '=', 'saw')
+    .groupBy('value')
+    .execute()
+  assert.deepEqual(
+    saw.map((row) => ({ value: row.value, n: Number(row.n) })),
+    [{ value: 'yes', n: rows }],
+  )
+})
+
 test("the service stops within its bound while a hook spins, and the hook's event runs again at the next start", async (t) => {
   const database = sharedDatabase(t)
   // A timeout far past the shutdown's bound: only the stop ends the hook.

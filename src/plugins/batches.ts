@@ -31,6 +31,12 @@ function overlaid(batch: WriteBatch, tx: TransactionJson): TransactionJson {
   }
 }
 
+/** Whether the plugin may read or write transactions (else its batches go without them). */
+function mayTouchTransactions(plugin: Plugin): boolean {
+  const capabilities = plugin.manifest?.capabilities ?? []
+  return TRANSACTION_CAPABILITIES.some((c) => capabilities.includes(c))
+}
+
 /** The transaction an event hook's argument is about, if any. */
 function transactionIdOf(arg: unknown): string | null {
   const event = arg as Partial<EventEnvelope>
@@ -69,6 +75,7 @@ export class EventBatches {
     signal: AbortSignal,
   ): Promise<{ ran: number; written: Promise<void> }> {
     let batch = new WriteBatch(plugin.unwritten?.batch ?? null)
+    plugin.beforeWritten = false
     const encoded = calls.map(({ hook, arg }) => ({ hook, arg: jsonOf(arg) }))
     // The events' transactions, read once for the batch, each with the batch's writes over it.
     let known: Map<string, TransactionJson | null> | null = null
@@ -100,6 +107,10 @@ export class EventBatches {
         ),
       )
       await this.writePending(plugin)
+      // Reads from here on see all but this slice's writes (prepare); one begun
+      // before is read again, as the chain of batches forgets what it wrote.
+      plugin.beforeWritten = true
+      this.readAhead(plugin, { again: true })
       const result = await running
       if ('problem' in result) {
         // No sandbox to run them in: each call fails with the reason, as a call would.
@@ -158,6 +169,31 @@ export class EventBatches {
     return [...handed]
   }
 
+  /**
+   * The calls that run next (taken from the queue while this batch runs): their
+   * transactions are read while the worker runs this batch, once what the batch
+   * before wrote is written, instead of before the next batch with the worker
+   * idle. What this batch writes meanwhile is laid over them when they are used.
+   */
+  prepare(plugin: Plugin, calls: ReadonlyArray<{ arg: unknown }>): void {
+    plugin.ahead = null
+    if (!plugin.readsTransactions || !mayTouchTransactions(plugin)) return
+    const ids = new Set<string>()
+    for (const { arg } of calls) {
+      const id = transactionIdOf(arg)
+      if (id !== null) ids.add(id)
+    }
+    plugin.ahead = { ids, read: null }
+    if (plugin.beforeWritten) this.readAhead(plugin)
+  }
+
+  private readAhead(plugin: Plugin, { again = false } = {}): void {
+    const ahead = plugin.ahead
+    if (!ahead || (ahead.read && !again)) return
+    // A failed read is read again when the batch runs.
+    ahead.read = findTransactions(this.ctx.db.kysely, [...ahead.ids]).catch(() => null)
+  }
+
   /** Writes what the last batch of event hooks left unwritten (see runBatch). */
   async writePending(plugin: Plugin): Promise<void> {
     const unwritten = plugin.unwritten
@@ -177,14 +213,16 @@ export class EventBatches {
     args: readonly unknown[],
     batch: WriteBatch,
   ): Promise<Map<string, TransactionJson | null>> {
-    const capabilities = plugin.manifest?.capabilities ?? []
-    if (!TRANSACTION_CAPABILITIES.some((c) => capabilities.includes(c))) return new Map()
+    const ahead = plugin.ahead
+    plugin.ahead = null
+    if (!mayTouchTransactions(plugin)) return new Map()
     const ids = new Set<string>()
     for (const arg of args) {
       const id = transactionIdOf(arg)
       if (id !== null) ids.add(id)
     }
-    const found = await findTransactions(this.ctx.db.kysely, [...ids])
+    const readAhead = ahead?.read && [...ids].every((id) => ahead.ids.has(id)) ? ahead.read : null
+    const found = (await readAhead) ?? (await findTransactions(this.ctx.db.kysely, [...ids]))
     return new Map(
       [...ids].map((id) => {
         const tx = found.get(id)

@@ -31,6 +31,14 @@ export const EVENT_HOOKS: Record<string, { hook: HookName; arg: (e: EventEnvelop
   'sync.completed': { hook: 'onSyncComplete', arg: (e) => e.data },
 }
 
+/** Events taken from the queue, and the hook calls they feed (callEvent: each call's event). */
+interface Batch {
+  events: EventEnvelope[]
+  calls: Array<{ hook: HookName; arg: unknown }>
+  callEvent: number[]
+  full: boolean
+}
+
 export interface HookTarget {
   readonly name: string
   readonly hooks: readonly HookName[]
@@ -44,6 +52,11 @@ export interface HookTarget {
     calls: ReadonlyArray<{ hook: HookName; arg: unknown }>,
     signal: AbortSignal,
   ): Promise<{ ran: number; written: Promise<void> }>
+  /**
+   * The calls that run in the next batch, taken while this one runs (a
+   * backlog): the target may read what they need meanwhile.
+   */
+  prepare?(calls: ReadonlyArray<{ hook: HookName; arg: unknown }>): void
   /** Writes what the last batch left unwritten now. */
   writePending(): Promise<void>
   saveCursor(sequence: number): Promise<void>
@@ -256,33 +269,36 @@ export class HookRunner {
    */
   private async work(): Promise<void> {
     const signal = this.abort.signal
+    // The next batch, taken while the one before ran (a backlog).
+    let ahead: Promise<Batch | null> | null = null
     for (;;) {
+      // A stop ends the work here: events still queued (or taken ahead) are handed over again after it.
+      if (signal.aborted) return await this.target.writePending()
       // Nothing waiting to run beside them: the last batch's writes are written now.
-      if (this.queue.length === 0 || signal.aborted) await this.target.writePending()
-      // A stop ends the work here: events still queued are handed over again after it.
-      const first = signal.aborted ? null : await this.queue.take()
-      if (first === null) return await this.target.writePending()
-      const events = await this.queue.takeBacklog(first, this.batchEvents, REFILL_WAIT_MS)
-      const full = events.length === this.batchEvents
-      this.batchEvents = full
-        ? Math.min(this.batchEvents * 2, HOOK_BATCH_EVENTS)
-        : Math.min(this.ctx.config.plugins.queue_size, HOOK_BATCH_EVENTS)
+      if (!ahead && this.queue.length === 0) await this.target.writePending()
+      const batch = ahead ? await ahead : await this.nextBatch()
+      ahead = null
+      if (batch === null) return await this.target.writePending()
+      const { events, calls, callEvent, full } = batch
       // A full batch means a backlog (an import's events): working through it is
       // bulk writing, like the sync that made it, until a batch comes up short.
       await this.bulk(full)
       if (this.backlog) this.backlog.events += events.length
-      const calls = []
-      const callEvent: number[] = []
-      for (const [index, event] of events.entries()) {
-        const feeds = EVENT_HOOKS[event.type]
-        if (!feeds || !this.target.hooks.includes(feeds.hook)) continue
-        calls.push({ hook: feeds.hook, arg: feeds.arg(event) })
-        callEvent.push(index)
-      }
-      const { ran, written } =
+      const running =
         calls.length > 0
-          ? await this.target.runBatch(calls, signal)
-          : { ran: 0, written: Promise.resolve() }
+          ? this.target.runBatch(calls, signal)
+          : Promise.resolve({ ran: 0, written: Promise.resolve() })
+      // While it runs, the next batch of a backlog is taken, and the target reads for it.
+      if (calls.length > 0 && this.queue.length > 0 && this.target.prepare)
+        ahead = this.nextBatch().then((next) => {
+          try {
+            if (next && next.calls.length > 0) this.target.prepare!(next.calls)
+          } catch {
+            // Reading ahead only saves time: the batch reads what it needs when it runs.
+          }
+          return next
+        })
+      const { ran, written } = await running
       // Past every event whose hook ran (and those that feed none), up to the first
       // that did not, once what they wrote is written (after the batches before).
       const firstNotRun = ran < calls.length ? callEvent[ran]! : events.length
@@ -293,6 +309,29 @@ export class HookRunner {
       })
       if (firstNotRun < events.length) return await this.target.writePending()
     }
+  }
+
+  /**
+   * Takes the next event and every one waiting behind it, and in a backlog those
+   * that follow (up to a batch); null once the queue is closed.
+   */
+  private async nextBatch(): Promise<Batch | null> {
+    const first = await this.queue.take()
+    if (first === null) return null
+    const events = await this.queue.takeBacklog(first, this.batchEvents, REFILL_WAIT_MS)
+    const full = events.length === this.batchEvents
+    this.batchEvents = full
+      ? Math.min(this.batchEvents * 2, HOOK_BATCH_EVENTS)
+      : Math.min(this.ctx.config.plugins.queue_size, HOOK_BATCH_EVENTS)
+    const calls = []
+    const callEvent: number[] = []
+    for (const [index, event] of events.entries()) {
+      const feeds = EVENT_HOOKS[event.type]
+      if (!feeds || !this.target.hooks.includes(feeds.hook)) continue
+      calls.push({ hook: feeds.hook, arg: feeds.arg(event) })
+      callEvent.push(index)
+    }
+    return { events, calls, callEvent, full }
   }
 
   /** Bulk-write settings on or off; off settles first unless `immediately` (db/bulk.ts). */

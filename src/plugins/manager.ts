@@ -503,6 +503,7 @@ export class PluginManager {
         name: plugin.name,
         hooks: plugin.manifest.hooks,
         runBatch: (calls, signal) => this.batches.runBatch(plugin, calls, signal),
+        prepare: (calls) => this.batches.prepare(plugin, calls),
         writePending: () => this.batches.writePending(plugin),
         saveCursor: (sequence) => saveCursor(this.ctx.db.kysely, plugin.name, sequence),
       },

@@ -5,6 +5,7 @@ import type { HookRunner } from './hooks.js'
 import type { ConfigValue, Manifest } from './manifest.js'
 import type { PluginSandbox } from './sandbox/index.js'
 import { grantsOf, type Health, type PluginRow } from './store.js'
+import type { TransactionJson } from '../ledger/json.js'
 import type { WriteBatch } from './writes.js'
 
 export type Status = Health['last_status']
@@ -34,6 +35,17 @@ export class Plugin {
    * each batch is handed the transactions of its events (batches.ts).
    */
   readsTransactions = false
+  /**
+   * The transactions of the batch that runs next, read while the worker runs the
+   * batch before (batches.ts prepare): the ids, and the read once it started.
+   */
+  ahead: {
+    ids: ReadonlySet<string>
+    /** null once settled: the read failed, and the batch reads them itself. */
+    read: Promise<Map<string, TransactionJson> | null> | null
+  } | null = null
+  /** Whether the batch running now has written the one before (reads see its writes). */
+  beforeWritten = false
   /** Calls into the sandbox, one after another (restarts included). */
   turn: Promise<unknown> = Promise.resolve()
 
