@@ -262,10 +262,10 @@ export class HookRunner {
   }
 
   /**
-   * Takes the next event and every one waiting behind it, and in a backlog those
-   * that follow (up to a batch, see HOOK_BATCH_EVENTS): their hooks run in order
-   * and what they write is written together; then the cursor moves past the
-   * whole batch.
+   * Runs the queue's events a batch at a time (nextBatch): their hooks run in
+   * order and what they write is written together; then the cursor moves past
+   * the whole batch. In a backlog the next batch is taken while one runs, so
+   * that the target can read for it meanwhile (HookTarget.prepare).
    */
   private async work(): Promise<void> {
     const signal = this.abort.signal
@@ -313,7 +313,8 @@ export class HookRunner {
 
   /**
    * Takes the next event and every one waiting behind it, and in a backlog those
-   * that follow (up to a batch); null once the queue is closed.
+   * that follow (up to a batch, see HOOK_BATCH_EVENTS); null once the queue is
+   * closed.
    */
   private async nextBatch(): Promise<Batch | null> {
     const first = await this.queue.take()
