@@ -15,6 +15,7 @@ import type { PluginHealth } from './health.js'
 import type { HookName } from './manifest.js'
 import type { Plugin } from './plugin.js'
 import type { PluginSandbox } from './sandbox/index.js'
+import { PendingChanges } from './changes.js'
 import { WriteBatch } from './writes.js'
 
 /** Hook time after which a batch's writes are written, even mid-batch. */
@@ -75,7 +76,6 @@ export class EventBatches {
     signal: AbortSignal,
   ): Promise<{ ran: number; written: Promise<void> }> {
     let batch = new WriteBatch(plugin.unwritten?.batch ?? null)
-    plugin.beforeWritten = false
     const encoded = calls.map(({ hook, arg }) => ({ hook, arg: jsonOf(arg) }))
     // The events' transactions, read once for the batch, each with the batch's writes over it.
     let known: Map<string, TransactionJson | null> | null = null
@@ -107,10 +107,6 @@ export class EventBatches {
         ),
       )
       await this.writePending(plugin)
-      // Reads from here on see all but this slice's writes (prepare); one begun
-      // before is read again, as the chain of batches forgets what it wrote.
-      plugin.beforeWritten = true
-      this.readAhead(plugin, { again: true })
       const result = await running
       if ('problem' in result) {
         // No sandbox to run them in: each call fails with the reason, as a call would.
@@ -171,9 +167,9 @@ export class EventBatches {
 
   /**
    * The calls that run next (taken from the queue while this batch runs): their
-   * transactions are read while the worker runs this batch, once what the batch
-   * before wrote is written, instead of before the next batch with the worker
-   * idle. What this batch writes meanwhile is laid over them when they are used.
+   * transactions are read now, while the worker runs this batch, instead of
+   * before the next batch with the worker idle. What is written from now on is
+   * kept beside the read and laid over it when the batch runs (knownTransactions).
    */
   prepare(plugin: Plugin, calls: ReadonlyArray<{ arg: unknown }>): void {
     plugin.ahead = null
@@ -183,15 +179,9 @@ export class EventBatches {
       const id = transactionIdOf(arg)
       if (id !== null) ids.add(id)
     }
-    plugin.ahead = { ids, read: null }
-    if (plugin.beforeWritten) this.readAhead(plugin)
-  }
-
-  private readAhead(plugin: Plugin, { again = false } = {}): void {
-    const ahead = plugin.ahead
-    if (!ahead || (ahead.read && !again)) return
     // A failed read is read again when the batch runs.
-    ahead.read = findTransactions(this.ctx.db.kysely, [...ahead.ids]).catch(() => null)
+    const read = findTransactions(this.ctx.db.kysely, [...ids]).catch(() => null)
+    plugin.ahead = { ids, read, writtenSince: new PendingChanges() }
   }
 
   /** Writes what the last batch of event hooks left unwritten (see runBatch). */
@@ -221,18 +211,24 @@ export class EventBatches {
       const id = transactionIdOf(arg)
       if (id !== null) ids.add(id)
     }
-    const readAhead = ahead?.read && [...ids].every((id) => ahead.ids.has(id)) ? ahead.read : null
-    const found = (await readAhead) ?? (await findTransactions(this.ctx.db.kysely, [...ids]))
+    const readAhead = ahead && [...ids].every((id) => ahead.ids.has(id)) ? await ahead.read : null
+    // Written since the read began: the read may not have them, the batches no longer hold them.
+    const since = readAhead ? ahead!.writtenSince : null
+    const found = readAhead ?? (await findTransactions(this.ctx.db.kysely, [...ids]))
     return new Map(
       [...ids].map((id) => {
         const tx = found.get(id)
-        return [id, tx ? overlaid(batch, tx) : null]
+        return [id, tx ? overlaid(batch, since ? since.overlay(tx) : tx) : null]
       }),
     )
   }
 
   private async flush(plugin: Plugin, batch: WriteBatch): Promise<void> {
+    const changes = batch.kept()
     const problems = await batch.flush(this.ctx, `plugin:${plugin.name}`)
+    // A read ahead begun before this write ended may not have it (prepare).
+    const since = plugin.ahead?.writtenSince
+    if (since) for (const [id, kept] of changes) for (const change of kept) since.keep(id, change)
     if (problems.length > 0) {
       this.log.warn({ plugin: plugin.name, problems }, 'plugins: some changes were not written')
       await this.health.record(plugin, 'error', `writing its changes: ${problems[0]}`)

@@ -119,6 +119,11 @@ export class PendingChanges {
     else this.changes.set(id, [change])
   }
 
+  /** Every kept change, by transaction (copies). */
+  entries(): Array<[id: string, changes: KeyedChange[]]> {
+    return [...this.changes].map(([id, changes]) => [id, [...changes]])
+  }
+
   /** Every kept change, leaving none. */
   take(): Array<[id: string, changes: KeyedChange[]]> {
     const all = [...this.changes]

@@ -6,6 +6,7 @@ import type { ConfigValue, Manifest } from './manifest.js'
 import type { PluginSandbox } from './sandbox/index.js'
 import { grantsOf, type Health, type PluginRow } from './store.js'
 import type { TransactionJson } from '../ledger/json.js'
+import type { PendingChanges } from './changes.js'
 import type { WriteBatch } from './writes.js'
 
 export type Status = Health['last_status']
@@ -36,16 +37,15 @@ export class Plugin {
    */
   readsTransactions = false
   /**
-   * The transactions of the batch that runs next, read while the worker runs the
-   * batch before (batches.ts prepare): the ids, and the read once it started.
+   * The transactions of the batch that runs next, read while the worker runs
+   * the batch before (batches.ts prepare): their ids, the read (null if it
+   * failed), and the changes written since it began.
    */
   ahead: {
     ids: ReadonlySet<string>
-    /** null once settled: the read failed, and the batch reads them itself. */
-    read: Promise<Map<string, TransactionJson> | null> | null
+    read: Promise<Map<string, TransactionJson> | null>
+    writtenSince: PendingChanges
   } | null = null
-  /** Whether the batch running now has written the one before (reads see its writes). */
-  beforeWritten = false
   /** Calls into the sandbox, one after another (restarts included). */
   turn: Promise<unknown> = Promise.resolve()
 

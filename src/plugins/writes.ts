@@ -66,6 +66,11 @@ export class WriteBatch {
     return this.pending.add(this.previous ? this.previous.overlay(current) : current, change)
   }
 
+  /** The changes kept and not written yet, by transaction. */
+  kept(): Array<[id: string, changes: readonly KeyedChange[]]> {
+    return this.pending.entries()
+  }
+
   /** Keeps a change the sandbox's worker already checked and answered. */
   keep(id: string, change: KeyedChange): void {
     this.pending.keep(id, change)
