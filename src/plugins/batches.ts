@@ -46,6 +46,16 @@ function transactionIdOf(arg: unknown): string | null {
     : null
 }
 
+/** The transactions the hook arguments `args` are about. */
+function transactionIdsOf(args: Iterable<unknown>): Set<string> {
+  const ids = new Set<string>()
+  for (const arg of args) {
+    const id = transactionIdOf(arg)
+    if (id !== null) ids.add(id)
+  }
+  return ids
+}
+
 /** Runs `work` on the plugin's sandbox in its turn, its host writes kept in `batch` (the manager's). */
 export type InTurn = <T>(
   plugin: Plugin,
@@ -174,11 +184,7 @@ export class EventBatches {
   prepare(plugin: Plugin, calls: ReadonlyArray<{ arg: unknown }>): void {
     plugin.ahead = null
     if (!plugin.readsTransactions || !mayTouchTransactions(plugin)) return
-    const ids = new Set<string>()
-    for (const { arg } of calls) {
-      const id = transactionIdOf(arg)
-      if (id !== null) ids.add(id)
-    }
+    const ids = transactionIdsOf(calls.map(({ arg }) => arg))
     // A failed read is read again when the batch runs.
     const read = findTransactions(this.ctx.db.kysely, [...ids]).catch(() => null)
     plugin.ahead = { ids, read, writtenSince: new PendingChanges() }
@@ -206,11 +212,7 @@ export class EventBatches {
     const ahead = plugin.ahead
     plugin.ahead = null
     if (!mayTouchTransactions(plugin)) return new Map()
-    const ids = new Set<string>()
-    for (const arg of args) {
-      const id = transactionIdOf(arg)
-      if (id !== null) ids.add(id)
-    }
+    const ids = transactionIdsOf(args)
     const readAhead = ahead && [...ids].every((id) => ahead.ids.has(id)) ? await ahead.read : null
     // Written since the read began: the read may not have them, the batches no longer hold them.
     const since = readAhead ? ahead!.writtenSince : null
