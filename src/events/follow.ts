@@ -8,6 +8,7 @@ import type { EventBus } from './bus.js'
 import { readEventsAfter, type EventFilter } from './store.js'
 import type { EventEnvelope } from './types.js'
 
+/** Events read from the log at once while replaying, unless the consumer asks for another size. */
 const REPLAY_PAGE_EVENTS = 500
 
 export interface FollowOptions {
@@ -16,6 +17,8 @@ export interface FollowOptions {
   after: number
   filter?: EventFilter
   signal: AbortSignal
+  /** Events per replayed page (REPLAY_PAGE_EVENTS when unset). */
+  pageEvents?: number
 }
 
 function matches(filter: EventFilter, event: EventEnvelope): boolean {
@@ -38,6 +41,7 @@ export async function* followEvents(options: FollowOptions): AsyncGenerator<Even
 export async function* followEventBatches(options: FollowOptions): AsyncGenerator<EventEnvelope[]> {
   const { db, bus, signal } = options
   const filter = options.filter ?? {}
+  const pageEvents = options.pageEvents ?? REPLAY_PAGE_EVENTS
   let last = options.after
   while (!signal.aborted) {
     // Subscribe before reading the log: anything committed from here on is either
@@ -47,13 +51,13 @@ export async function* followEventBatches(options: FollowOptions): AsyncGenerato
     signal.addEventListener('abort', stop, { once: true })
     try {
       for (;;) {
-        const page = await readEventsAfter(db, last, REPLAY_PAGE_EVENTS, filter)
+        const page = await readEventsAfter(db, last, pageEvents, filter)
         if (signal.aborted) return
         if (page.length > 0) {
           yield page
           last = page[page.length - 1]!.sequence
         }
-        if (page.length < REPLAY_PAGE_EVENTS) break
+        if (page.length < pageEvents) break
       }
       for (;;) {
         const first = await sub.next()

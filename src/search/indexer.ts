@@ -107,10 +107,12 @@ const CHANGED_KEYS = Symbol('changed keys documents')
 
 /**
  * Keys documents a unit writes itself, from its snapshots; past this, its
- * changes are queued for the indexer. A plugin's batch (up to 1,024,
- * plugins/hooks.ts) or a manual write is searchable as it commits, and costs
- * less than a queue entry and a rebuild from the tables would (in the labelling
- * bench the rebuilds were a fifth of a plugin's writes). A unit that changes
+ * changes are queued for the indexer. A manual write, and up to half of a
+ * plugin's batch (4,096, plugins/hooks.ts), is searchable as it commits, and
+ * costs less than a queue entry and a rebuild from the tables would (in the
+ * labelling bench the rebuilds were a fifth of a plugin's writes). At 4,096, a
+ * plugin drained an import's labels about 2.5% sooner, and the unit of a rules
+ * run over a million rows held the writer about 10% longer: left at 2,048. A unit that changes
  * more (a rules run) queues the rest, and keeps its unit, which holds every
  * writer, short: at 10,000, a run over a million rows that changed 24,736 spent
  * about a second of its 4.2 s unit writing keys documents (docs/performance.md,
