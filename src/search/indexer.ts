@@ -313,18 +313,22 @@ async function deleteDocumentsNumbered(
   await sql`delete from search_keys where rowid in ${numbers}`.execute(db)
 }
 
+// Where the transactions are picked by id, `+search_n` keeps the number's index
+// out of the plan (see documentNumbersOf): with stale statistics SQLite walked
+// the whole index for each statement instead of looking the ids up.
+
 /**
  * The document numbers of the queued transactions `ids` selects: the one their
  * row holds and, for a row deleted (or renumbered) since it was queued, the one
  * the queue kept.
  */
 const queuedDocumentNumbers = (ids: RawBuilder<unknown>) =>
-  sql`(select search_n from transactions where id in ${ids} and search_n is not null
+  sql`(select search_n from transactions where id in ${ids} and +search_n is not null
     union select n from search_pending where transaction_id in ${ids} and n is not null)`
 
 /** Drops the keys documents of the transactions `ids` selects. */
 async function deleteKeysDocuments(db: DbExecutor, ids: RawBuilder<unknown>): Promise<void> {
-  await sql`delete from search_keys where rowid in (select search_n from transactions where id in ${ids} and search_n is not null)`.execute(
+  await sql`delete from search_keys where rowid in (select search_n from transactions where id in ${ids} and +search_n is not null)`.execute(
     db,
   )
 }
@@ -334,7 +338,7 @@ async function insertKeysDocuments(db: DbExecutor, ids: RawBuilder<unknown>): Pr
   await sql`insert into search_keys (rowid, labels, extensions)
     select n, labels, extensions from (
       select t.search_n as n, ${sql.raw(LABEL_LINES_SQL)} as labels, ${sql.raw(EXTENSION_LINES_SQL)} as extensions
-      from transactions t where t.id in ${ids} and t.search_n is not null)
+      from transactions t where t.id in ${ids} and +t.search_n is not null)
     where labels is not null or extensions is not null`.execute(db)
 }
 
@@ -389,7 +393,7 @@ export function indexQueuedDocuments(
     await sql`insert into search_text (rowid, description, payee, memo, id)
       select t.search_n, ${sql.raw(documentTextSql('t.description'))}, ${sql.raw(documentTextSql('t.payee'))},
         ${sql.raw(documentTextSql('t.memo'))}, ${sql.raw(documentIdSql('t.id'))}
-      from transactions t where t.id in ${batchIds} and t.search_n is not null`.execute(trx)
+      from transactions t where t.id in ${batchIds} and +t.search_n is not null`.execute(trx)
     await insertKeysDocuments(trx, batchIds)
     // Their keys documents are new too.
     await sql`delete from search_keys_pending where transaction_id in ${batchIds}`.execute(trx)
