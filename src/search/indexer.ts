@@ -110,12 +110,12 @@ const CHANGED_KEYS = Symbol('changed keys documents')
  * changes are queued for the indexer. A manual write, and up to half of a
  * plugin's batch (4,096, plugins/hooks.ts), is searchable as it commits, and
  * costs less than a queue entry and a rebuild from the tables would (in the
- * labelling bench the rebuilds were a fifth of a plugin's writes). At 4,096, a
- * plugin drained an import's labels about 2.5% sooner, and the unit of a rules
- * run over a million rows held the writer about 10% longer: left at 2,048. A unit that changes
- * more (a rules run) queues the rest, and keeps its unit, which holds every
- * writer, short: at 10,000, a run over a million rows that changed 24,736 spent
- * about a second of its 4.2 s unit writing keys documents (docs/performance.md,
+ * labelling bench the rebuilds were a fifth of a plugin's writes). A unit that
+ * changes more (a rules run) queues the rest, and keeps its unit, which holds
+ * every writer, short: at 10,000, a run over a million rows that changed 24,736
+ * spent about a second of its 4.2 s unit writing keys documents; at 4,096
+ * instead of 2,048 the plugin drained an import's labels about 2.5% sooner and
+ * that run's unit held the writer about 10% longer (docs/performance.md,
  * "Rules runs and concurrent writes").
  */
 export const KEYS_DOCUMENTS_PER_UNIT = 2_048
@@ -313,9 +313,13 @@ async function deleteDocumentsNumbered(
   await sql`delete from search_keys where rowid in ${numbers}`.execute(db)
 }
 
-// Where the transactions are picked by id, `+search_n` keeps the number's index
-// out of the plan (see documentNumbersOf): with stale statistics SQLite walked
-// the whole index for each statement instead of looking the ids up.
+/**
+ * The rows of `transactions` (as `t`) that `ids` selects and that have a
+ * document number. `+search_n` keeps the number's index out of the plan (see
+ * documentNumbersOf): with stale statistics SQLite walked the whole index for
+ * each statement instead of looking the ids up.
+ */
+const numberedAmong = (ids: RawBuilder<unknown>) => sql`t.id in ${ids} and +t.search_n is not null`
 
 /**
  * The document numbers of the queued transactions `ids` selects: the one their
@@ -323,12 +327,12 @@ async function deleteDocumentsNumbered(
  * the queue kept.
  */
 const queuedDocumentNumbers = (ids: RawBuilder<unknown>) =>
-  sql`(select search_n from transactions where id in ${ids} and +search_n is not null
+  sql`(select t.search_n from transactions t where ${numberedAmong(ids)}
     union select n from search_pending where transaction_id in ${ids} and n is not null)`
 
 /** Drops the keys documents of the transactions `ids` selects. */
 async function deleteKeysDocuments(db: DbExecutor, ids: RawBuilder<unknown>): Promise<void> {
-  await sql`delete from search_keys where rowid in (select search_n from transactions where id in ${ids} and +search_n is not null)`.execute(
+  await sql`delete from search_keys where rowid in (select t.search_n from transactions t where ${numberedAmong(ids)})`.execute(
     db,
   )
 }
@@ -338,7 +342,7 @@ async function insertKeysDocuments(db: DbExecutor, ids: RawBuilder<unknown>): Pr
   await sql`insert into search_keys (rowid, labels, extensions)
     select n, labels, extensions from (
       select t.search_n as n, ${sql.raw(LABEL_LINES_SQL)} as labels, ${sql.raw(EXTENSION_LINES_SQL)} as extensions
-      from transactions t where t.id in ${ids} and +t.search_n is not null)
+      from transactions t where ${numberedAmong(ids)})
     where labels is not null or extensions is not null`.execute(db)
 }
 
@@ -393,7 +397,7 @@ export function indexQueuedDocuments(
     await sql`insert into search_text (rowid, description, payee, memo, id)
       select t.search_n, ${sql.raw(documentTextSql('t.description'))}, ${sql.raw(documentTextSql('t.payee'))},
         ${sql.raw(documentTextSql('t.memo'))}, ${sql.raw(documentIdSql('t.id'))}
-      from transactions t where t.id in ${batchIds} and +t.search_n is not null`.execute(trx)
+      from transactions t where ${numberedAmong(batchIds)}`.execute(trx)
     await insertKeysDocuments(trx, batchIds)
     // Their keys documents are new too.
     await sql`delete from search_keys_pending where transaction_id in ${batchIds}`.execute(trx)
