@@ -106,6 +106,11 @@ async function hookRate(code: string): Promise<number> {
   }
 }
 
+interface WriteRate {
+  cold: number
+  steady: number
+}
+
 /**
  * The write rate of `enabledPlugins` no-op plugins' process: over the first
  * WRITE_WARMUP writes after they were enabled (cold: five fresh isolates
@@ -113,7 +118,7 @@ async function hookRate(code: string): Promise<number> {
  * from the writer), then over the next WRITE_ITEMS (steady, what a running
  * service pays).
  */
-async function writeRate(enabledPlugins: number): Promise<{ cold: number; steady: number }> {
+async function writeRate(enabledPlugins: number): Promise<WriteRate> {
   const plugins = Object.fromEntries(
     Array.from({ length: enabledPlugins }, (_, i) => [`noop-${i}`, NOOP]),
   )
@@ -254,13 +259,13 @@ async function benchWriteRate(): Promise<void> {
   // Alternate the two setups, each first in turn, and keep each one's best run,
   // so that drift hits both: on 2 cores one run of either differs from the next
   // by up to 10%, more than what is measured.
-  const none: Array<{ cold: number; steady: number }> = []
-  const five: Array<{ cold: number; steady: number }> = []
+  const none: WriteRate[] = []
+  const five: WriteRate[] = []
   for (let round = 0; round < WRITE_ROUNDS; round++) {
     const order = round % 2 === 0 ? [0, 5] : [5, 0]
     for (const plugins of order) (plugins === 0 ? none : five).push(await writeRate(plugins))
   }
-  const best = (runs: typeof none, key: 'cold' | 'steady') => Math.max(...runs.map((r) => r[key]))
+  const best = (runs: WriteRate[], key: keyof WriteRate) => Math.max(...runs.map((r) => r[key]))
   report(
     `plugins: ledger write rate, ${WRITE_ITEMS} manual transactions after the first ${WRITE_WARMUP} (SQLite)`,
     { label: '5 enabled plugins hooked on every create', perSecond: best(five, 'steady') },

@@ -278,16 +278,14 @@ export class PluginSandbox {
         if (stopWaited >= STOP_GRACE_MS) return end(ends.stopped())
       }
       const done = Atomics.load(this.control, CONTROL_DONE)
-      if (cpuFrom === undefined) {
-        const now = cpu()
-        cpuFrom = now === null ? null : now - WATCH_MS
-      }
+      // One reading a tick (none once the thread's CPU time proved unreadable).
+      const cpuNow = cpuFrom === null ? null : cpu()
+      if (cpuFrom === undefined) cpuFrom = cpuNow === null ? null : cpuNow - WATCH_MS
       if (done !== progress) {
         progress = done
         clockSpent = 0
-        cpuFrom = cpu()
+        cpuFrom = cpuNow
       } else if (this.hostCallsInFlight === 0) clockSpent += WATCH_MS
-      const cpuNow = cpuFrom === null ? null : cpu()
       const stuck =
         cpuNow === null || cpuFrom === null
           ? clockSpent >= limit
