@@ -36,6 +36,14 @@ export interface Narrowing {
    * builds the whole set first, which costs far more there.
    */
   correlated?: RawBuilder<SqlBool>
+  /**
+   * PostgreSQL: the same rows as a union of row tests on `transactions`, each
+   * found by an index of its own (free text: the row's own text, its labels',
+   * its extensions', its account's name). A count pushes the rest of an AND
+   * into every arm, which then tests each candidate on the row its index scan
+   * read, instead of joining every member of the set back to its row.
+   */
+  arms?: RawBuilder<SqlBool>[]
 }
 
 export interface NarrowOptions {
@@ -78,6 +86,9 @@ export interface TextContext {
 export type TextNode = Extract<QueryNode, { kind: 'text' | 'field_text' }>
 
 const EVERY_ROW: Narrowing = { where: null, exact: false }
+
+/** The most arms a narrowing keeps (Narrowing.arms): each is a scan of its own. */
+const MAX_ARMS = 16
 
 /**
  * The most alternatives of one OR that are narrowed in SQL. A wider OR lets
@@ -191,6 +202,17 @@ export class Narrower {
     }
   }
 
+  /**
+   * `narrowing` with `arms`, where it narrows at all (an id set left out lets
+   * every row pass) and is not for walking the date index (whose page tests
+   * each row it walks).
+   */
+  private withArms(narrowing: Narrowing, arms: RawBuilder<SqlBool>[] | undefined): Narrowing {
+    if (!arms || arms.length > MAX_ARMS || !narrowing.where || this.options.dateOrder)
+      return narrowing
+    return { ...narrowing, arms }
+  }
+
   /** The narrowing of a whole query. */
   narrowQuery(query: QueryNode): Narrowing {
     return termsOver(query, MAX_NARROWED_TERMS) ? EVERY_ROW : this.narrow(query)
@@ -203,10 +225,20 @@ export class Narrower {
       case 'and': {
         const parts = node.items.map((item) => this.narrow(item))
         const wheres = parts.flatMap((p) => (p.where ? [p.where] : []))
-        return {
-          where: wheres.length === 0 ? null : and(wheres),
-          exact: parts.every((p) => p.exact),
+        // Arms of two parts combine pairwise (own text and own text is one scan
+        // of both trigram conditions), while there are few; the rest of the
+        // parts are tested on each arm's rows.
+        let arms: RawBuilder<SqlBool>[] | undefined
+        const rest: RawBuilder<SqlBool>[] = []
+        for (const part of parts) {
+          if (part.arms && (arms?.length ?? 1) * part.arms.length <= MAX_ARMS) {
+            arms = arms ? arms.flatMap((a) => part.arms!.map((b) => and([a, b]))) : part.arms
+          } else if (part.where) rest.push(part.where)
         }
+        return this.withArms(
+          { where: wheres.length === 0 ? null : and(wheres), exact: parts.every((p) => p.exact) },
+          arms?.map((arm) => and([arm, ...rest])),
+        )
       }
       case 'or': {
         if (node.items.length > MAX_NARROWED_ALTERNATIVES) return EVERY_ROW
@@ -214,17 +246,23 @@ export class Narrower {
         const exact = parts.every((p) => p.exact)
         // One branch that cannot narrow lets every row through.
         if (parts.some((p) => p.where === null)) return { where: null, exact }
+        const arms = parts.some((p) => p.arms)
+          ? parts.flatMap((p) => p.arms ?? [p.where!])
+          : undefined
         // One IN over a UNION uses each branch's index; an OR of INs scans every row.
         if (parts.every((p) => p.ids))
-          return this.idsIn(
-            sql.join(
-              parts.map((p) => p.ids!),
-              sql` union `,
+          return this.withArms(
+            this.idsIn(
+              sql.join(
+                parts.map((p) => p.ids!),
+                sql` union `,
+              ),
+              exact,
+              parts.every((p) => p.correlated) ? or(parts.map((p) => p.correlated!)) : undefined,
             ),
-            exact,
-            parts.every((p) => p.correlated) ? or(parts.map((p) => p.correlated!)) : undefined,
+            arms,
           )
-        return { where: or(parts.map((p) => p.where!)), exact }
+        return this.withArms({ where: or(parts.map((p) => p.where!)), exact }, arms)
       }
       case 'not':
         return this.not(this.narrow(node.item))
@@ -293,19 +331,26 @@ export class Narrower {
     const segments = needleSegments(needle)
     const accounts = this.accountsIn(needle)
     if (!this.searchDocuments && accounts !== undefined && isPrintableAscii(needle)) {
-      return this.idsIn(
-        sql.join(
-          [
-            ...exactTextIdsPg(needle, segments, (e, s) => this.likeAll(e, s)),
-            ...(accounts ? [sql`select t2.id from transactions t2 where ${accounts('t2')}`] : []),
-          ],
-          sql` union `,
+      const likeAll: LikeAll = (e, s) => this.likeAll(e, s)
+      return this.withArms(
+        this.idsIn(
+          sql.join(
+            [
+              ...exactTextIdsPg(needle, segments, likeAll),
+              ...(accounts ? [sql`select t2.id from transactions t2 where ${accounts('t2')}`] : []),
+            ],
+            sql` union `,
+          ),
+          true,
+          or([
+            exactTextOfRowPg(needle, segments, likeAll),
+            ...(accounts ? [accounts('transactions')] : []),
+          ]),
         ),
-        true,
-        or([
-          exactTextOfRowPg(needle, segments, (e, s) => this.likeAll(e, s)),
+        [
+          ...exactTextArmsPg(needle, segments, likeAll),
           ...(accounts ? [accounts('transactions')] : []),
-        ]),
+        ],
       )
     }
     if (segments.length === 0) return EVERY_ROW
@@ -625,6 +670,23 @@ function exactTextIdsPg(
     sql`select t1.id from transactions t1 where ${tests.own('t1')}`,
     sql`select l.transaction_id from transaction_labels l where ${tests.label}`,
     sql`select e.transaction_id from transaction_extensions e where ${tests.extension}`,
+  ]
+}
+
+/**
+ * PostgreSQL: the same sets as row tests on `transactions` (Narrowing.arms):
+ * its own text, and membership in each of the other two.
+ */
+function exactTextArmsPg(
+  needle: string,
+  segments: string[],
+  likeAll: LikeAll,
+): RawBuilder<SqlBool>[] {
+  const [, labels, extensions] = exactTextIdsPg(needle, segments, likeAll)
+  return [
+    exactTextTestsPg(needle, segments, likeAll).own('transactions'),
+    sql<SqlBool>`transactions.id in (${labels})`,
+    sql<SqlBool>`transactions.id in (${extensions})`,
   ]
 }
 

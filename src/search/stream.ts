@@ -2,7 +2,7 @@
 // first or oldest first (index transactions_date, walked either way), narrowed
 // by the compiled pre-filter; the matcher decides each one. Memory holds one
 // page, never the ledger.
-import { sql, type SqlBool } from 'kysely'
+import { sql, type RawBuilder, type SqlBool } from 'kysely'
 import { chunksOf } from '../db/bulk.js'
 import { needsPlannerHints } from '../db/dialect.js'
 import type { DbExecutor } from '../db/schema.js'
@@ -48,14 +48,36 @@ export async function countCandidates(
   narrowing: Narrowing,
   filter: TransactionFilter,
 ): Promise<number> {
+  if (narrowing.arms) {
+    const row = await db
+      .selectFrom(idsOfArms(db, narrowing.arms, filter).as('candidates'))
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
+    return Number(row.n)
+  }
   const row = await candidateQuery(db, narrowing, filter)
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow()
   return Number(row.n)
 }
 
+/**
+ * The ids of the filtered rows that any of `arms` accepts (Narrowing.arms):
+ * each arm finds its rows by its own index and tests the rest on them, and the
+ * union holds a row that two arms find once.
+ */
+function idsOfArms(db: DbExecutor, arms: RawBuilder<SqlBool>[], filter: TransactionFilter) {
+  return arms
+    .map((arm) => filteredTransactions(db, filter).where(arm).select('transactions.id'))
+    .reduce((rows, arm) => rows.union(arm))
+}
+
 /** The filtered, narrowed candidates (callers add select, order, paging). */
 export function candidateQuery(db: DbExecutor, narrowing: Narrowing, filter: TransactionFilter) {
+  if (narrowing.arms) {
+    const ids = idsOfArms(db, narrowing.arms, filter)
+    return db.selectFrom('transactions').where(sql<SqlBool>`transactions.id in (${ids})`)
+  }
   const query = filteredTransactions(db, filter)
   return narrowing.where ? query.where(narrowing.where) : query
 }
