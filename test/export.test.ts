@@ -17,10 +17,11 @@ import { ledgerAccountNames } from '../src/export/names.js'
 import { writeExtensionsInUnit } from '../src/ledger/extensions.js'
 import { writeLabelsInUnit } from '../src/ledger/labels.js'
 import { findTransaction } from '../src/ledger/snapshots.js'
-import { dsnWithSchema, startTestApp, type TestAppHandle } from './helpers/app.js'
+import { dsnWithSchema, ENGINE, startTestApp, type TestAppHandle } from './helpers/app.js'
 import { expectProblem, expectStatus } from './helpers/http.js'
 import { ingest } from './helpers/ledger.js'
-import { cofferArgs } from './helpers/program.js'
+import { runCli } from './helpers/cli.js'
+import SqliteDatabase from '../src/db/sqlite-binding.js'
 
 const TOKEN = 'export-test-dashboard-token-0123456789'
 const FORMATS = ['csv', 'jsonl', 'ledger', 'beancount'] as const
@@ -36,6 +37,7 @@ function requireTool(name: string): void {
 }
 
 interface Seeded {
+  t: TestContext
   app: TestAppHandle
   readKey: string
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -109,7 +111,7 @@ async function seed(t: TestContext): Promise<Seeded> {
     )
   }
   const key = await post('/api/v1/security/api-keys', { name: 'reader', scope: 'read' })
-  return { app, readKey: key.key, accounts, transactions }
+  return { t, app, readKey: key.key, accounts, transactions }
 }
 
 /** GET /api/v1/export with a read key: the response, its status asserted. */
@@ -136,25 +138,28 @@ async function httpExport(s: Seeded, query: string, status = 200) {
 }
 
 /** `coffer export <args>` against the app's database, as a user runs it. */
-function cliExport(s: Seeded, args: string[]) {
-  const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
-    SERVICE_DATA_DIR: join(s.app.dir, 'data'),
-    SERVICE_DATABASE_PATH: join(s.app.dir, 'coffer.db'),
-    SERVICE_SYNC_INTERVAL: '0',
-    SERVICE_LOG_LEVEL: 'warn',
-    ...(s.app.schema
-      ? { SERVICE_DATABASE_DRIVER: 'postgres', SERVICE_DATABASE_DSN: dsnWithSchema(s.app.schema) }
-      : {}),
-  }
-  return spawnSync(process.execPath, cofferArgs(['export', ...args]), {
-    cwd: s.app.dir,
-    env,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-    // Generous: tsx compiles the CLI on a possibly busy machine.
-    timeout: 180_000,
-  })
+async function cliExport(
+  s: Seeded,
+  args: string[],
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  // Spawned, not spawnSync: the service under test runs in this process, and
+  // a blocked event loop would hold whatever it was doing (the SQLite write
+  // lock of a unit of work included) until the command gave up waiting.
+  const run = await runCli(
+    s.t,
+    ['export', ...args],
+    {
+      SERVICE_DATA_DIR: join(s.app.dir, 'data'),
+      SERVICE_DATABASE_PATH: join(s.app.dir, 'coffer.db'),
+      SERVICE_SYNC_INTERVAL: '0',
+      SERVICE_LOG_LEVEL: 'warn',
+      ...(s.app.schema
+        ? { SERVICE_DATABASE_DRIVER: 'postgres', SERVICE_DATABASE_DSN: dsnWithSchema(s.app.schema) }
+        : {}),
+    },
+    s.app.dir,
+  )
+  return { status: run.code, stdout: run.stdout, stderr: run.stderr }
 }
 
 /** Oldest first, by date then id: the export's order. */
@@ -184,17 +189,35 @@ test('every format streams the same text over HTTP and the CLI, with its media t
       res.headers.get('content-disposition') ?? '',
       new RegExp(`^attachment; filename="coffer-export-\\d{4}-\\d{2}-\\d{2}\\.${ext}"$`),
     )
-    const cli = cliExport(s, ['--format', format])
+    const cli = await cliExport(s, ['--format', format])
     assert.equal(cli.status, 0, cli.stderr)
     assert.equal(cli.stdout, res.text, `${format}: the CLI and HTTP exports differ`)
     // --output writes the same text to a file, and nothing to stdout.
     const file = join(s.app.dir, `out.${ext}`)
-    const toFile = cliExport(s, ['--format', format, '--output', file])
+    const toFile = await cliExport(s, ['--format', format, '--output', file])
     assert.equal(toFile.status, 0, toFile.stderr)
     assert.equal(toFile.stdout, '')
     assert.equal(readFileSync(file, 'utf8'), res.text)
   }
 })
+
+test(
+  'coffer export reads beside a writer that holds the SQLite write lock',
+  { skip: ENGINE === 'postgres' ? 'the write lock is SQLite’s' : false },
+  async (t) => {
+    const s = await seed(t)
+    const expected = (await httpExport(s, 'format=jsonl')).text
+    // Another process in the middle of a long unit of work (a rules run, a
+    // sync's batch): opening the database must not wait for its lock.
+    const writer = new SqliteDatabase(join(s.app.dir, 'coffer.db'))
+    t.after(() => writer.close())
+    writer.exec('begin immediate')
+    const cli = await cliExport(s, ['--format', 'jsonl'])
+    writer.exec('rollback')
+    assert.equal(cli.status, 0, cli.stderr)
+    assert.equal(cli.stdout, expected)
+  },
+)
 
 test('jsonl is the API transaction shape and csv holds the same rows, RFC 4180 quoted', async (t) => {
   const s = await seed(t)
@@ -335,7 +358,7 @@ test('--query/q, --since/since and --until/until select the same transactions in
     const expected = oldestFirst(s.transactions.filter(c.want)).map((tx) => tx.id)
     assert.ok(expected.length > 0 && expected.length < s.transactions.length, c.query)
     assert.deepEqual(ids((await httpExport(s, `format=jsonl&${c.query}`)).text), expected, c.query)
-    const cli = cliExport(s, ['--format', 'jsonl', ...c.args])
+    const cli = await cliExport(s, ['--format', 'jsonl', ...c.args])
     assert.equal(cli.status, 0, cli.stderr)
     assert.deepEqual(ids(cli.stdout), expected, c.args.join(' '))
   }
@@ -385,22 +408,22 @@ test('a bad query, date or format is a 400 like search’s, and a clear CLI erro
   await expectProblem(s.app, 'GET', '/api/v1/export', 400, undefined, { token: s.readKey })
 
   const file = join(s.app.dir, 'never.csv')
-  const cli = cliExport(s, ['--format', 'csv', '--query', 'amount:<12x', '--output', file])
+  const cli = await cliExport(s, ['--format', 'csv', '--query', 'amount:<12x', '--output', file])
   assert.equal(cli.status, 2)
   assert.equal(cli.stdout, '')
   assert.equal(cli.stderr.trim(), `coffer export: ${search.detail}`)
   assert.throws(() => readFileSync(file), /ENOENT/)
-  const format = cliExport(s, ['--format', 'xlsx'])
+  const format = await cliExport(s, ['--format', 'xlsx'])
   assert.equal(format.status, 2)
   assert.equal(
     format.stderr.trim(),
     'coffer export: format: must be one of csv, jsonl, ledger, beancount',
   )
-  const day = cliExport(s, ['--format', 'csv', '--since', '2024-02-30'])
+  const day = await cliExport(s, ['--format', 'csv', '--since', '2024-02-30'])
   assert.equal(day.status, 2)
   assert.equal(day.stdout, '')
   assert.equal(day.stderr.trim(), `coffer export: ${badDay.detail}`)
-  const missing = cliExport(s, [])
+  const missing = await cliExport(s, [])
   assert.equal(missing.status, 2)
   assert.match(missing.stderr, /--format is required/)
 })
@@ -425,7 +448,13 @@ const LARGE_UNIT_ROWS = 10_000
 
 test(
   'at 100,000 transactions hledger still balances every account exactly and bean-check finds no error',
-  { timeout: 600_000 },
+  {
+    timeout: 600_000,
+    // What this adds is the text at size, which the engine does not shape: the
+    // tests above read both files with hledger and bean-check on both engines.
+    // On PostgreSQL it cost a minute of CI and checked nothing more.
+    skip: ENGINE === 'postgres' ? 'the exported text does not depend on the engine' : false,
+  },
   async (t) => {
     requireTool('hledger')
     requireTool('bean-check')

@@ -63,6 +63,14 @@ export async function migrateToLatest(
   options: { through?: string | undefined } = {},
 ): Promise<AppliedMigration[]> {
   const ctx: MigrationContext = { dialect: db.dialect }
+  // Nothing to apply is answered by a read: a command opening a database that a
+  // running service writes to (`coffer export` beside `coffer serve`) then never
+  // waits for SQLite's write lock, which a long unit may hold for seconds.
+  if (options.through === undefined) {
+    const applied = await appliedMigrationNames(db.kysely)
+    if (applied.length === MIGRATIONS.length)
+      return MIGRATIONS.map(([name]) => ({ name, applied: false }))
+  }
   await db.kysely.schema
     .createTable('coffer_migrations')
     .ifNotExists()
