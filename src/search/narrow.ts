@@ -246,9 +246,9 @@ export class Narrower {
         const exact = parts.every((p) => p.exact)
         // One branch that cannot narrow lets every row through.
         if (parts.some((p) => p.where === null)) return { where: null, exact }
-        const arms = parts.some((p) => p.arms)
-          ? parts.flatMap((p) => p.arms ?? [p.where!])
-          : undefined
+        // Only alternatives that all have arms: an arm that is a plain row test
+        // (`-starbucks`) would read most of the table into the union.
+        const arms = parts.every((p) => p.arms) ? parts.flatMap((p) => p.arms!) : undefined
         // One IN over a UNION uses each branch's index; an OR of INs scans every row.
         if (parts.every((p) => p.ids))
           return this.withArms(
