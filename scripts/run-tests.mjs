@@ -41,10 +41,25 @@ if ((process.env.COFFER_TEST_POSTGRES_DSN || browserOff) && browserTests.length 
   prepareBrowserTests()
 }
 
+// The unit tests (src/) open SQLite whatever the engine (test/helpers/context.ts),
+// so the whole suite's PostgreSQL run would only repeat them; named, they run.
+if (process.env.COFFER_TEST_POSTGRES_DSN && filters.length === 0) {
+  const units = files.filter((file) => file.startsWith('src/'))
+  console.log(`# the ${units.length} unit test files (src/) are skipped here: they run on SQLite`)
+  files = files.filter((file) => !file.startsWith('src/'))
+}
+
 if (files.length === 0) {
   console.error('no test files matched')
   process.exit(1)
 }
+
+// The browser tests are the longest files: started first, they do not leave one
+// of two cores idle at the end of the run while the last of them finishes.
+files = [
+  ...files.filter((file) => file.startsWith('test/web/')),
+  ...files.filter((file) => !file.startsWith('test/web/')),
+]
 
 /**
  * Builds the dashboard the browser tests load, and installs Debian's chromium
