@@ -331,26 +331,21 @@ export class Narrower {
     const segments = needleSegments(needle)
     const accounts = this.accountsIn(needle)
     if (!this.searchDocuments && accounts !== undefined && isPrintableAscii(needle)) {
-      const likeAll: LikeAll = (e, s) => this.likeAll(e, s)
+      const text = exactTextPg(needle, segments, (e, s) => this.likeAll(e, s))
+      const ofAccount = accounts ? [accounts('transactions')] : []
       return this.withArms(
         this.idsIn(
           sql.join(
             [
-              ...exactTextIdsPg(needle, segments, likeAll),
+              ...text.ids,
               ...(accounts ? [sql`select t2.id from transactions t2 where ${accounts('t2')}`] : []),
             ],
             sql` union `,
           ),
           true,
-          or([
-            exactTextOfRowPg(needle, segments, likeAll),
-            ...(accounts ? [accounts('transactions')] : []),
-          ]),
+          or([text.ofRow, ...ofAccount]),
         ),
-        [
-          ...exactTextArmsPg(needle, segments, likeAll),
-          ...(accounts ? [accounts('transactions')] : []),
-        ],
+        [...text.arms, ...ofAccount],
       )
     }
     if (segments.length === 0) return EVERY_ROW
@@ -657,52 +652,29 @@ function exactTextTestsPg(needle: string, segments: string[], likeAll: LikeAll) 
 }
 
 /**
- * PostgreSQL: the ids of the transactions whose own text, labels or extensions
- * hold a printable-ASCII needle, exactly as the matcher decides.
+ * PostgreSQL: a printable-ASCII needle in a transaction's own text, labels or
+ * extensions, exactly as the matcher decides, in the three forms a narrowing
+ * carries (Narrowing): the ids of the transactions that hold it (one select
+ * each); the same sets as row tests on `transactions` (its own text, and
+ * membership in each of the other two: Narrowing.arms); and the test of the row
+ * at hand, where the planner may turn each EXISTS into one hashed set, which the
+ * trigram condition lets an index build.
  */
-function exactTextIdsPg(
-  needle: string,
-  segments: string[],
-  likeAll: LikeAll,
-): RawBuilder<unknown>[] {
+function exactTextPg(needle: string, segments: string[], likeAll: LikeAll) {
   const tests = exactTextTestsPg(needle, segments, likeAll)
-  return [
-    sql`select t1.id from transactions t1 where ${tests.own('t1')}`,
-    sql`select l.transaction_id from transaction_labels l where ${tests.label}`,
-    sql`select e.transaction_id from transaction_extensions e where ${tests.extension}`,
-  ]
-}
-
-/**
- * PostgreSQL: the same sets as row tests on `transactions` (Narrowing.arms):
- * its own text, and membership in each of the other two.
- */
-function exactTextArmsPg(
-  needle: string,
-  segments: string[],
-  likeAll: LikeAll,
-): RawBuilder<SqlBool>[] {
-  const [, labels, extensions] = exactTextIdsPg(needle, segments, likeAll)
-  return [
-    exactTextTestsPg(needle, segments, likeAll).own('transactions'),
-    sql<SqlBool>`transactions.id in (${labels})`,
-    sql<SqlBool>`transactions.id in (${extensions})`,
-  ]
-}
-
-/**
- * PostgreSQL: the same test for the row at hand. The planner may turn each
- * EXISTS into one hashed set, which the trigram condition lets an index build.
- */
-function exactTextOfRowPg(
-  needle: string,
-  segments: string[],
-  likeAll: LikeAll,
-): RawBuilder<SqlBool> {
-  const tests = exactTextTestsPg(needle, segments, likeAll)
-  return or([
-    tests.own('transactions'),
-    sql<SqlBool>`exists (select 1 from transaction_labels l where l.transaction_id = transactions.id and ${tests.label})`,
-    sql<SqlBool>`exists (select 1 from transaction_extensions e where e.transaction_id = transactions.id and ${tests.extension})`,
-  ])
+  const labels = sql`select l.transaction_id from transaction_labels l where ${tests.label}`
+  const extensions = sql`select e.transaction_id from transaction_extensions e where ${tests.extension}`
+  return {
+    ids: [sql`select t1.id from transactions t1 where ${tests.own('t1')}`, labels, extensions],
+    arms: [
+      tests.own('transactions'),
+      sql<SqlBool>`transactions.id in (${labels})`,
+      sql<SqlBool>`transactions.id in (${extensions})`,
+    ],
+    ofRow: or([
+      tests.own('transactions'),
+      sql<SqlBool>`exists (select 1 from transaction_labels l where l.transaction_id = transactions.id and ${tests.label})`,
+      sql<SqlBool>`exists (select 1 from transaction_extensions e where e.transaction_id = transactions.id and ${tests.extension})`,
+    ]),
+  }
 }
