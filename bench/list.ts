@@ -6,9 +6,10 @@
 // Every case runs newest first (order=desc, the default) and oldest first (asc):
 // the (date, id) index walks either way, so the two columns should agree.
 // "page" times the page alone (the rows and their labels and extensions); "list"
-// the whole answer, which also counts the exact `total` as before.
-// Target (SQLite): p50 at the millionth row by cursor under 20 ms (page).
-// COFFER_BENCH_ENGINE=postgres runs it on PostgreSQL (not judged by that target).
+// the whole answer, with its exact `total` (kept per account since migration
+// 0016; "count(*)" times what counting the rows cost instead).
+// Target: p50 at the first page and at the millionth row by cursor, with the
+// total, under 20 ms. COFFER_BENCH_ENGINE=postgres runs it on PostgreSQL.
 import { resolveKeysetPage, type KeysetPage, type SortOrder } from '../src/page.js'
 import { toTransactionsJson } from '../src/ledger/snapshots.js'
 import {
@@ -68,12 +69,19 @@ export async function benchList(): Promise<void> {
       { name: 'GET /transactions', filter: {} },
       { name: `GET /accounts/{id}/transactions`, filter: { account_id: ACCOUNTS[0].id } },
     ]
-    let deepCursorPage = Number.NaN
+    let deepCursorList = Number.NaN
+    let firstList = Number.NaN
     const orders: SortOrder[] = ['desc', 'asc']
     for (const { name, filter } of lists) {
       const rows = await countOf(ctx, filter)
       const deep = rows - LIMIT // the last page: it holds the list's last row
       const scope = transactionListScope('transactions', filter)
+      const kept = (await listTransactions(ctx, { ...filter, limit: 0 })).total
+      if (kept !== rows) throw new Error(`${name}: total ${kept}, but ${rows} rows`)
+      const counted = await sample(() => countOf(ctx, filter))
+      console.log(
+        `  ${`${name} count(*) of the rows (the total before migration 0016)`.padEnd(LABEL_WIDTH)} ${counted.p50.toFixed(1).padStart(8)} ${counted.p95.toFixed(1).padStart(8)}`,
+      )
       for (const order of orders) {
         const cursor = await cursorAt(ctx, filter, scope, deep, order)
         const page = (input: { cursor?: string; offset?: number }): KeysetPage =>
@@ -106,7 +114,10 @@ export async function benchList(): Promise<void> {
         for (const [i, c] of cases.entries()) {
           const { p50, p95 } = await sample(c.run)
           if (i % 3 === 0) first = p50
-          if (i === 1 && filter.account_id === undefined && order === 'desc') deepCursorPage = p50
+          if (filter.account_id === undefined && order === 'desc') {
+            if (i === 3) firstList = p50
+            if (i === 4) deepCursorList = p50
+          }
           console.log(
             `  ${c.label.padEnd(LABEL_WIDTH)} ${p50.toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)} ${`${(p50 / first).toFixed(1)}×`.padStart(8)}`,
           )
@@ -136,10 +147,9 @@ export async function benchList(): Promise<void> {
         )
       }
     }
+    const met = Math.max(firstList, deepCursorList) < 20
     console.log(
-      engine === 'postgres'
-        ? `  target (SQLite's, not judged on PostgreSQL): page p50 at the last row by cursor < 20 ms: ${deepCursorPage.toFixed(1)} ms`
-        : `  target (SQLite): page p50 at the last row by cursor < 20 ms: ${deepCursorPage.toFixed(1)} ms ${deepCursorPage < 20 ? 'ok' : 'MISSES TARGET'}`,
+      `  target: GET /transactions p50 with its total, first page ${firstList.toFixed(1)} ms and at the last row by cursor ${deepCursorList.toFixed(1)} ms, both < 20 ms: ${met ? 'ok' : 'MISSES TARGET'}`,
     )
   } finally {
     await ctx.close()

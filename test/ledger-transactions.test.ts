@@ -10,11 +10,13 @@ import {
   createAccount,
   createTransaction,
   csvBatch,
+  csvRows,
   eventBodiesAfter,
   expectNoEvents,
   headSequence,
   history,
   ingest,
+  keptAndCountedTransactions,
   problem,
   problemFields,
   StepClock,
@@ -366,6 +368,62 @@ test('PUT /transactions/{id} with account_id moves it to another account', async
     snapshot: moved,
     diff: { account_id: { from: acct.id, to: other.id } },
   })
+})
+
+test('list totals follow every insert, move and delete, by hand and by sync', async (t) => {
+  const { app, acct } = await startWithCashAccount(t)
+  const other = await createAccount(app, { name: 'Card', currency: 'USD' })
+  const total = async (path: string): Promise<number> =>
+    (await expectStatus(app, 'GET', `/api/v1${path}`, 200)).total
+  const totals = async (otherDeleted = false) => {
+    const { kept, counted } = await keptAndCountedTransactions(app)
+    assert.deepEqual(kept, counted, 'the kept counts against the rows')
+    return {
+      all: await total('/transactions?limit=1'),
+      // The search's count of everything, alone and as the whole of a NOT.
+      search: await total('/transactions/search?q=&limit=1'),
+      not: await total('/transactions/search?q=-zzzz&limit=1'),
+      acct: await total(`/accounts/${acct.id}/transactions?limit=1`),
+      other: otherDeleted ? 0 : await total(`/accounts/${other.id}/transactions?limit=1`),
+      checking: await total('/accounts/csv:checking/transactions?limit=1'),
+      savings: await total('/accounts/csv:savings/transactions?limit=1'),
+    }
+  }
+  const expected = (all: number, acct: number, other: number, checking: number, savings = 0) => ({
+    ...{ all, search: all, not: all },
+    ...{ acct, other, checking, savings },
+  })
+  // Three synced rows, csv:r2 in the account given.
+  const batch = (accountOfR2: string) => {
+    const base = csvBatch(
+      csvRows(['csv:r1', 'csv:r2', 'csv:r3'])!.map((row) =>
+        row.id === 'csv:r2' ? { ...row, account_id: accountOfR2 } : row,
+      ),
+    )
+    const checking = base.accounts![0]!
+    return { ...base, accounts: [checking, { ...checking, id: 'csv:savings', name: 'Savings' }] }
+  }
+
+  await ingest(app, batch('csv:checking'))
+  const mine = []
+  for (const account of [acct.id, acct.id, other.id]) {
+    mine.push(
+      await createTransaction(app, { account_id: account, amount: '-1', date: '2024-01-15' }),
+    )
+  }
+  assert.deepEqual(await totals(), expected(6, 2, 1, 3))
+
+  // Moved by hand, and by a sync that now files csv:r2 under savings.
+  await expectStatus(app, 'PUT', `/api/v1/transactions/${mine[0].id}`, 200, {
+    account_id: other.id,
+  })
+  await ingest(app, batch('csv:savings'))
+  assert.deepEqual(await totals(), expected(6, 1, 2, 2, 1))
+
+  // A delete, then an account deleted with its transactions.
+  await expectStatus(app, 'DELETE', `/api/v1/transactions/${mine[1].id}`, 204)
+  await expectStatus(app, 'DELETE', `/api/v1/accounts/${other.id}`, 204)
+  assert.deepEqual(await totals(true), expected(3, 0, 0, 2, 1))
 })
 
 test('PUT /transactions/{id} without an actual change answers 200 and records nothing', async (t) => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
 import { openDatabase } from '../src/db/connect.js'
-import { migrateToLatest } from '../src/db/migrate.js'
+import { knownMigrationNames, migrateToLatest } from '../src/db/migrate.js'
 import { processSandbox, startTestApp, type ProcessSandbox } from './helpers/app.js'
 
 const BEFORE = '0013-deferred-indexes'
@@ -69,7 +69,7 @@ test('a ledger upgraded through 0014 keeps its versions, and their key stays uni
     .filter((entry) => entry.msg === 'db: schema upgraded')
   assert.deepEqual(
     upgraded.map((entry) => entry.migrations),
-    [['0014-droppable-keys', '0015-document-numbers']],
+    [knownMigrationNames().slice(knownMigrationNames().indexOf(BEFORE) + 1)],
   )
 
   // The history answers from the copied rows, in version order.

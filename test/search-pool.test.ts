@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
 import { sql } from 'kysely'
 import { toProblem } from '../src/http/problem.js'
+import { recountTransactions } from '../src/ledger/transaction-counts.js'
 import { searchTransactions, type SearchInput } from '../src/search/index.js'
 import { ENGINE, startTestApp, type RequestOptions, type TestAppHandle } from './helpers/app.js'
 import { expectStatus } from './helpers/http.js'
@@ -65,6 +66,7 @@ async function fillLedger(app: TestAppHandle): Promise<void> {
     )
     .execute(app.ctx.db.kysely)
   await sql.raw('delete from search_pending').execute(app.ctx.db.kysely)
+  await recountTransactions(app.ctx.db.kysely)
 }
 
 test('a search answered by a worker equals the in-process answer', async (t) => {

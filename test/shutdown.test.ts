@@ -12,6 +12,7 @@ import pg from 'pg'
 import SqliteDatabase from '../src/db/sqlite-binding.js'
 import { ShuttingDown } from '../src/errors.js'
 import type { IngestTransaction } from '../src/ledger/ingest-batch.js'
+import { RECOUNT_TRANSACTIONS_SQL } from '../src/ledger/transaction-counts.js'
 import { mergeBatch, SYNC_UNIT_ROWS } from '../src/sync/merge-batch.js'
 import { zeroCounts } from '../src/sync/runs.js'
 import { ENGINE, POSTGRES_DSN, processSandbox, startTestApp } from './helpers/app.js'
@@ -75,6 +76,7 @@ async function sandbox(t: TestContext): Promise<Sandbox> {
               case when i % 50 = 0 then 'Starbucks' else 'Shop ' || (i % 180)::text end,
               null, 0, 'csv', '${now}', '${now}', '${now}'
             from generate_series(1, ${ROWS}) as i`)
+          for (const statement of RECOUNT_TRANSACTIONS_SQL) await client.query(statement)
           await client.query('analyze')
         } finally {
           await client.end()
@@ -95,6 +97,7 @@ async function sandbox(t: TestContext): Promise<Sandbox> {
           from s`)
         // Every query is a candidate either way; nothing for the indexer to rebuild.
         db.exec('delete from search_pending')
+        for (const statement of RECOUNT_TRANSACTIONS_SQL) db.exec(statement)
         db.exec('analyze')
       } finally {
         db.close()

@@ -11,6 +11,7 @@
 // (true on a third of those), `tax.rate` on 5%. Three accounts.
 import pg from 'pg'
 import SqliteDatabase from '../../src/db/sqlite-binding.js'
+import { RECOUNT_TRANSACTIONS_SQL } from '../../src/ledger/transaction-counts.js'
 import type { BenchDb } from '../support.js'
 
 export const CATEGORIES = [
@@ -218,6 +219,7 @@ export function generateLedger(path: string, options: { rows: number; seed?: num
     sqlite.exec(
       'insert into search_pending (transaction_id) select id from transactions where true on conflict do nothing',
     )
+    for (const statement of RECOUNT_TRANSACTIONS_SQL) sqlite.exec(statement)
     // Their summary days, as the ledger's insert step queues them (src/search/rollups.ts).
     sqlite.exec(
       'insert into summary_pending (day, account_id) select distinct substr(date, 1, 10), account_id from transactions where true on conflict do nothing',
@@ -303,6 +305,7 @@ export async function generateLedgerPostgres(
       }
     }
     for (const { definition } of indexes) await client.query(definition)
+    for (const statement of RECOUNT_TRANSACTIONS_SQL) await client.query(statement)
     await client.query('commit')
     // Vacuum as well: it sets the visibility map, as autovacuum does soon after a
     // bulk load on a default server, so counts can be index-only scans.

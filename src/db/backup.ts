@@ -18,6 +18,7 @@ import { sql, type ControlledTransaction, type Kysely } from 'kysely'
 import { insertRowsChunked } from './bulk.js'
 import { openSqliteReader, type Db, type DialectName } from './connect.js'
 import { appliedMigrationNames, knownMigrationNames, migrateToLatest } from './migrate.js'
+import { recountTransactions } from './migrations/0016-transaction-counts.js'
 import type { Database } from './schema.js'
 import SqliteDatabase from './sqlite-binding.js'
 
@@ -37,6 +38,8 @@ const EXCLUDED_TABLES = new Set([
   'summary_days',
   'summary_months',
   'summary_pending',
+  // Kept with every write of transactions (migration 0016): counted again after a restore.
+  'transaction_counts',
 ])
 /**
  * Columns left out of every backup: derived, and SQLite's alone (a backup
@@ -90,15 +93,19 @@ export class RestoreRefused extends Error {
   override name = 'RestoreRefused'
 }
 
-/** Coffer's tables in the database that a backup copies, sorted by name. */
-export async function backupTableNames(db: Kysely<Database>, dialect: DialectName) {
+/** Every table of the database (Coffer's schema on PostgreSQL). */
+async function tableNames(db: Kysely<Database>, dialect: DialectName): Promise<string[]> {
   const rows =
     dialect === 'postgres'
       ? await sql<{ name: string }>`select table_name as name from information_schema.tables
           where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(db)
       : await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(db)
-  return rows.rows
-    .map((r) => r.name)
+  return rows.rows.map((r) => r.name)
+}
+
+/** Coffer's tables in the database that a backup copies, sorted by name. */
+export async function backupTableNames(db: Kysely<Database>, dialect: DialectName) {
+  return (await tableNames(db, dialect))
     .filter((n) => !EXCLUDED_TABLES.has(n) && !EXCLUDED_PREFIXES.some((p) => n.startsWith(p)))
     .sort()
 }
@@ -484,6 +491,8 @@ async function prepareTarget(target: Db, header: BackupHeader): Promise<void> {
 }
 
 async function afterLoad(db: Kysely<Database>, dialect: DialectName): Promise<void> {
+  // A backup older than migration 0016 has none to count: the migration counts them.
+  if ((await tableNames(db, dialect)).includes('transaction_counts')) await recountTransactions(db)
   if (dialect === 'postgres') {
     // Serial columns (the event sequence) continue after the restored rows.
     const { rows } = await sql<{ table_name: string; column_name: string }>`

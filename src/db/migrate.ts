@@ -20,6 +20,7 @@ import * as m0012 from './migrations/0012-search-keys.js'
 import * as m0013 from './migrations/0013-deferred-indexes.js'
 import * as m0014 from './migrations/0014-droppable-keys.js'
 import * as m0015 from './migrations/0015-document-numbers.js'
+import * as m0016 from './migrations/0016-transaction-counts.js'
 
 interface MigrationModule {
   up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void>
@@ -41,6 +42,7 @@ const MIGRATIONS: ReadonlyArray<[string, MigrationModule]> = [
   ['0013-deferred-indexes', m0013],
   ['0014-droppable-keys', m0014],
   ['0015-document-numbers', m0015],
+  ['0016-transaction-counts', m0016],
 ]
 
 export interface AppliedMigration {

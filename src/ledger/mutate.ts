@@ -7,6 +7,7 @@ import type { LogTail } from '../events/publisher.js'
 import { appendEventRows, lockEventAppends, toEventRows, type EventRows } from '../events/store.js'
 import type { EventEnvelope, NewEvent } from '../events/types.js'
 import { isoNow, yieldWhenLoopStarved, type Clock } from '../clock.js'
+import { writeCountChanges } from './transaction-counts.js'
 import type { WriteStep, UnitOfWork } from './unit-of-work.js'
 
 export interface LedgerDeps {
@@ -66,8 +67,11 @@ export class Ledger {
         // only while the rows go in and the unit commits.
         const rows = toEventRows(pending, now)
         await lockEventAppends(trx)
+        await writeCountChanges(uow)
         appended = { events: await appendEventRows(trx, rows), rows }
         await publisher.afterAppend(trx)
+      } else {
+        await writeCountChanges(uow)
       }
       return { value, appended }
     })

@@ -70,6 +70,13 @@ export interface TransactionVersionsTable {
   actor: string | null
 }
 
+/** Transactions per account, kept with every insert, delete and move (transaction-counts.ts). */
+export interface TransactionCountsTable {
+  account_id: string
+  /** A bigint: PostgreSQL answers it as a string. */
+  n: number | string
+}
+
 export interface LedgerTables {
   organizations: OrganizationsTable
   accounts: AccountsTable
@@ -78,6 +85,7 @@ export interface LedgerTables {
   transaction_extensions: TransactionExtensionsTable
   relationships: RelationshipsTable
   transaction_versions: TransactionVersionsTable
+  transaction_counts: TransactionCountsTable
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>

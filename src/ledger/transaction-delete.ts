@@ -5,6 +5,7 @@ import { chunksOf } from '../db/bulk.js'
 import { appendVersions } from './history.js'
 import type { UnitOfWork } from './unit-of-work.js'
 import { findTransaction, toTransactionsJson } from './snapshots.js'
+import { countChange } from './transaction-counts.js'
 
 const DELETE_CHUNK = 500
 
@@ -48,6 +49,11 @@ export async function deleteTransactionsInUnit(
       .where('transaction_id', 'in', chunk)
       .execute()
     await uow.trx.deleteFrom('transactions').where('id', 'in', chunk).execute()
+    countChange(
+      uow,
+      rows.map((row) => row.account_id),
+      -1,
+    )
 
     const snapshots = chunk.flatMap((id) => {
       const snapshot = byId.get(id)

@@ -8,6 +8,7 @@ import { appendVersions, CORE_FIELDS } from './history.js'
 import { toTransactionJson, type TransactionJson } from './json.js'
 import { bornKeyEvents, insertBornKeyedValuesInUnit, sortedByKey } from './keyed-values.js'
 import { LABELS } from './labels.js'
+import { countChange } from './transaction-counts.js'
 import type { TransactionRow } from './tables.js'
 import type { UnitOfWork } from './unit-of-work.js'
 
@@ -64,6 +65,11 @@ export async function insertTransactionsInUnit(
     ...TRANSACTION_COLUMNS.map((c) => rows[i]![c]),
     ...own.rows[i]!,
   ])
+  countChange(
+    uow,
+    rows.map((row) => row.account_id),
+    1,
+  )
   await insertBornKeyedValuesInUnit(uow, LABELS, keyed)
   await insertBornKeyedValuesInUnit(uow, EXTENSIONS, keyed)
   await appendVersions(

@@ -5,6 +5,7 @@ import type { Database, DbExecutor } from '../db/schema.js'
 import { Invalid } from '../errors.js'
 import type { KeysetKey, SortOrder } from '../page.js'
 import { parseInstant } from './time.js'
+import { keptTransactionCount } from './transaction-counts.js'
 
 export interface TransactionFilter {
   account_id?: string | undefined
@@ -87,6 +88,26 @@ export function filteredTransactions(db: DbExecutor, filter: TransactionFilter) 
     throw Invalid.field('label_value', 'needs label_key')
   }
   return query
+}
+
+/**
+ * How many transactions the filter selects (every page's `total`): kept per
+ * account (transaction-counts.ts) unless a date or label filter narrows the list.
+ */
+export async function countTransactions(
+  db: DbExecutor,
+  filter: TransactionFilter,
+): Promise<number> {
+  const narrowed =
+    filter.since !== undefined ||
+    filter.until !== undefined ||
+    filter.label_key !== undefined ||
+    filter.label_value !== undefined
+  if (!narrowed) return keptTransactionCount(db, filter.account_id)
+  const count = await filteredTransactions(db, filter)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow()
+  return Number(count.n)
 }
 
 /**

@@ -12,10 +12,12 @@ import { appendVersions, diffCore } from './history.js'
 import { toTransactionJson, type TransactionJson } from './json.js'
 import { findTransaction, findTransactionRow, toTransactionsJson } from './snapshots.js'
 import type { TransactionRow } from './tables.js'
+import { countChange } from './transaction-counts.js'
 import { deleteTransactionsInUnit } from './transaction-delete.js'
 import { insertTransactionsInUnit } from './transaction-insert.js'
 import {
   afterKey,
+  countTransactions,
   filteredTransactions,
   inKeysetOrder,
   transactionListScope,
@@ -52,17 +54,6 @@ export async function transactionPage(
     .offset(page.offset)
     .execute()
   return keysetPageOf(rows, page)
-}
-
-/** How many transactions the filter selects (every page's `total`). */
-export async function countTransactions(
-  db: DbExecutor,
-  filter: TransactionFilter,
-): Promise<number> {
-  const count = await filteredTransactions(db, filter)
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow()
-  return Number(count.n)
 }
 
 export async function listTransactions(
@@ -207,6 +198,10 @@ export async function updateTransaction(
       .set({ ...patch, updated_at: uow.now })
       .where('id', '=', id)
       .execute()
+    if (updatedRow.account_id !== row.account_id) {
+      countChange(uow, [row.account_id], -1)
+      countChange(uow, [updatedRow.account_id], 1)
+    }
     await appendVersions(uow, [{ transaction_id: id, kind: 'edited', snapshot: after, diff }])
     uow.emit({
       type: 'transaction.updated',

@@ -12,6 +12,7 @@ import type { TransactionRow } from '../ledger/tables.js'
 import { throwIfClosing } from '../signals.js'
 import {
   afterKey,
+  countTransactions,
   filteredTransactions,
   inKeysetOrder,
   type TransactionFilter,
@@ -48,6 +49,8 @@ export async function countCandidates(
   narrowing: Narrowing,
   filter: TransactionFilter,
 ): Promise<number> {
+  // Everything the filters select (an empty query, or the whole of a NOT): the kept count.
+  if (!narrowing.arms && !narrowing.where) return countTransactions(db, filter)
   if (narrowing.arms) {
     const row = await db
       .selectFrom(idsOfArms(db, narrowing.arms, filter).as('candidates'))

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
 import { expectStatus } from '../helpers/http.js'
-import { headSequence } from '../helpers/ledger.js'
+import { headSequence, keptAndCountedTransactions } from '../helpers/ledger.js'
 import {
   describe,
   encodeSegment,
@@ -141,6 +141,8 @@ test(`HTTP fuzz: seeded hostile requests to every OpenAPI operation (seed ${seed
     )
   }
   await expectStatus(app, 'GET', '/healthz', 200)
+  const { kept, counted } = await keptAndCountedTransactions(app)
+  assert.deepEqual(kept, counted, 'the kept transaction counts against the rows')
   // The log the API shows is the one the fingerprint read.
   assert.equal(String(await headSequence(app, { token: TOKEN })), current.head)
   const strategies = [...tally.byStrategy].map(([s, n]) => `${s} ${n}`).join(', ')

@@ -12,6 +12,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
 import { expectStatus } from '../helpers/http.js'
+import { keptAndCountedTransactions } from '../helpers/ledger.js'
 import { jsonText, mcpCase, mcpTransportCase, type McpCase, type ToolSchema } from './generate.js'
 import {
   answerProblems,
@@ -194,6 +195,8 @@ test(`MCP fuzz: seeded hostile calls of every tool over /mcp (seed ${seed})`, as
     )
   }
   await expectStatus(app, 'GET', '/healthz', 200)
+  const { kept, counted } = await keptAndCountedTransactions(app)
+  assert.deepEqual(kept, counted, 'the kept transaction counts against the rows')
   const summary = tally.summary(`, tool errors with a 5xx problem ${tool5xx}`)
   t.diagnostic(summary)
   t.diagnostic(

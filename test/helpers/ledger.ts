@@ -215,3 +215,31 @@ export function problem(status: number, detail: string, errors?: object[]): obje
 export function problemFields(body: { errors?: Array<{ field: string }> }): string[] {
   return (body.errors ?? []).map((e) => e.field).sort()
 }
+
+/**
+ * Each account's transactions as the kept counts hold them (migration 0016) and
+ * as the rows count them, for a test to compare: the lists' `total` reads the
+ * first.
+ */
+export async function keptAndCountedTransactions(
+  app: TestAppHandle,
+): Promise<{ kept: Record<string, number>; counted: Record<string, number> }> {
+  const db = app.ctx.db.kysely
+  const kept = await db
+    .selectFrom('transaction_counts')
+    .select(['account_id', 'n'])
+    .where('n', '!=', 0)
+    .execute()
+  const counted = await db
+    .selectFrom('transactions')
+    .select((eb) => ['account_id', eb.fn.countAll<number | string>().as('n')])
+    .groupBy('account_id')
+    .execute()
+  const byAccount = (rows: Array<{ account_id: string; n: number | string }>) =>
+    Object.fromEntries(
+      rows
+        .map((r): [string, number] => [r.account_id, Number(r.n)])
+        .sort(([a], [b]) => (a < b ? -1 : 1)),
+    )
+  return { kept: byAccount(kept), counted: byAccount(counted) }
+}
