@@ -8,11 +8,14 @@
 // writes the changes in one statement as it ends (writeCountChanges, from
 // mutate.ts). Anything that writes transactions' rows outside the ledger (a
 // restore, a benchmark's generator) counts them again (recountTransactions).
-import { sql } from 'kysely'
-import type { DbExecutor } from '../db/schema.js'
+import { CompiledQuery, sql } from 'kysely'
+import { chunksOf } from '../db/bulk.js'
+import { dialectOf, type DbExecutor } from '../db/schema.js'
 import type { UnitOfWork } from './unit-of-work.js'
 
 const CHANGES = Symbol('transaction count changes')
+/** Well under SQLite's 32,766 parameters. */
+const ACCOUNTS_PER_STATEMENT = 1000
 
 function changesOf(uow: UnitOfWork): Map<string, number> {
   return uow.memo(CHANGES, () => new Map<string, number>())
@@ -34,13 +37,19 @@ export async function writeCountChanges(uow: UnitOfWork): Promise<void> {
   const changes = [...changesOf(uow)].filter(([, by]) => by !== 0)
   if (changes.length === 0) return
   changes.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-  await uow.trx
-    .insertInto('transaction_counts')
-    .values(changes.map(([account_id, n]) => ({ account_id, n })))
-    .onConflict((oc) =>
-      oc.column('account_id').doUpdateSet({ n: sql<number>`transaction_counts.n + excluded.n` }),
+  // Raw text, the same for the same number of accounts (mostly one): a manual
+  // write pays for this statement, and Kysely's builder cost as much as running it.
+  const postgres = dialectOf(uow.trx) === 'postgres'
+  for (const chunk of chunksOf(changes, ACCOUNTS_PER_STATEMENT)) {
+    const tuples = chunk.map((_, i) => (postgres ? `($${2 * i + 1}, $${2 * i + 2})` : '(?, ?)'))
+    await uow.trx.executeQuery(
+      CompiledQuery.raw(
+        `insert into transaction_counts (account_id, n) values ${tuples.join(', ')}
+         on conflict (account_id) do update set n = transaction_counts.n + excluded.n`,
+        chunk.flat(),
+      ),
     )
-    .execute()
+  }
 }
 
 /** The transactions of one account, or of every account. */
