@@ -97,6 +97,8 @@ interface SyncFigures {
   /** Search documents the first import left queued. */
   queued: number
   resyncMs: number
+  /** A second unchanged re-sync: the steady state, the first one's old row versions dead. */
+  resyncAgainMs: number
   /** The larger of the two `coffer sync` processes' peak RSS. */
   peakRssMiB: number
   /** The database file and its WAL after the re-sync. */
@@ -192,15 +194,19 @@ async function syncTwice(rows: number, into = 0, dating: Dating = 'cycling'): Pr
     const first = cofferSync(env, 'first')
     const drain = await drained(join(dir, 'coffer.db'))
     const resync = cofferSync(env, 'resync')
-    if (first.inserted !== rows || resync.unchanged !== rows) {
-      throw new Error(`coffer sync imported ${first.inserted}/${resync.unchanged} of ${rows}`)
+    const again = cofferSync(env, 'resync-again')
+    if (first.inserted !== rows || resync.unchanged !== rows || again.unchanged !== rows) {
+      throw new Error(
+        `coffer sync imported ${first.inserted}/${resync.unchanged}/${again.unchanged} of ${rows}`,
+      )
     }
     return {
       rows,
       firstMs: first.ms + drain.ms,
       queued: drain.queued,
       resyncMs: resync.ms,
-      peakRssMiB: Math.max(first.peakRssMiB, resync.peakRssMiB),
+      resyncAgainMs: again.ms,
+      peakRssMiB: Math.max(first.peakRssMiB, resync.peakRssMiB, again.peakRssMiB),
       fileMiB: pg
         ? Math.round((await databaseBytes(pg, pg.ctx)) / 1024 / 1024)
         : fileMiB(join(dir, 'coffer.db')),
@@ -305,10 +311,10 @@ export async function benchCsvImport(): Promise<void> {
   console.log(`  search documents left queued by the import: ${sync.queued}   target: 0`)
   console.log(`\n## csv re-sync: ${ROWS} unchanged rows (SQLite)`)
   console.log(
-    `  sync: unchanged re-sync ${String(resync).padStart(30)} rows/s   target: ≥ 50,000 rows/s`,
+    `  sync: unchanged re-sync ${String(resync).padStart(30)} rows/s, again ${perSecond(ROWS, sync.resyncAgainMs)} rows/s   target: ≥ 50,000 rows/s`,
   )
   console.log(`  peak RSS of the sync process: ${sync.peakRssMiB} MiB   target: < 300 MiB`)
-  console.log(`  database on disk after the re-sync: ${sync.fileMiB} MiB`)
+  console.log(`  database on disk after the re-syncs: ${sync.fileMiB} MiB`)
   if (INTO_ROWS > 0) {
     console.log(`\n## csv import into a ledger of ${INTO_ROWS} rows: ${ROWS} new rows (SQLite)`)
     // Dated across the ledger's year (every new row lands amid the date indexes:
@@ -351,7 +357,9 @@ async function benchCsvImportPostgres(): Promise<void> {
   const resync = perSecond(ROWS, sync.resyncMs)
   console.log(`\n## csv import: ${ROWS} rows through the sync path (PostgreSQL)`)
   console.log(`  first import (searchable at once): ${first} rows/s   target: ≥ 15,000 rows/s`)
-  console.log(`  unchanged re-sync: ${resync} rows/s   target: ≥ 50,000 rows/s`)
+  console.log(
+    `  unchanged re-sync: ${resync} rows/s, again ${perSecond(ROWS, sync.resyncAgainMs)} rows/s   target: ≥ 50,000 rows/s`,
+  )
   console.log(`  peak RSS of the sync process: ${sync.peakRssMiB} MiB   target: < 300 MiB`)
-  console.log(`  schema on disk after the re-sync: ${sync.fileMiB} MiB`)
+  console.log(`  schema on disk after the re-syncs: ${sync.fileMiB} MiB`)
 }

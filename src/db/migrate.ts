@@ -21,6 +21,7 @@ import * as m0013 from './migrations/0013-deferred-indexes.js'
 import * as m0014 from './migrations/0014-droppable-keys.js'
 import * as m0015 from './migrations/0015-document-numbers.js'
 import * as m0016 from './migrations/0016-transaction-counts.js'
+import * as m0017 from './migrations/0017-transactions-fillfactor.js'
 
 interface MigrationModule {
   up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void>
@@ -43,6 +44,7 @@ const MIGRATIONS: ReadonlyArray<[string, MigrationModule]> = [
   ['0014-droppable-keys', m0014],
   ['0015-document-numbers', m0015],
   ['0016-transaction-counts', m0016],
+  ['0017-transactions-fillfactor', m0017],
 ]
 
 export interface AppliedMigration {
