@@ -4,6 +4,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { POSTGRES_DSN, startTestApp } from './helpers/app.js'
 import { expectStatus } from './helpers/http.js'
+import { keptAndCountedTransactions } from './helpers/ledger.js'
 
 test(
   'events committed by one process reach the bus of another, in order',
@@ -46,5 +47,18 @@ test(
     const expected = log.body.events.map((e: { sequence: number }) => e.sequence)
     assert.equal(expected.length, 21)
     assert.deepEqual(seen, expected)
+
+    // Both processes kept the account's count of transactions through the same row.
+    for (const app of [first, second]) {
+      const list = await expectStatus(
+        app,
+        'GET',
+        `/api/v1/accounts/${account.id}/transactions`,
+        200,
+      )
+      assert.equal(list.total, 20)
+    }
+    const { kept, counted } = await keptAndCountedTransactions(first)
+    assert.deepEqual(kept, counted)
   },
 )
