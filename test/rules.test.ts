@@ -330,14 +330,16 @@ test('POST /rules/{id}/run: exact counts, per-key events, labeled/extended versi
     updated: 2,
   })
   const events = await eventBodiesAfter(app, mark)
-  // Matches come newest first; labels, then extensions, per transaction.
+  // Transactions in id order (not the order they matched: newest first); labels,
+  // then extensions, per transaction.
+  const [first, second] = [a.id, b.id].sort()
   assert.deepEqual(
     events.map((e) => [e.type, e.entity_id]),
     [
-      ['label.applied', b.id],
-      ['extension.set', b.id],
-      ['label.applied', a.id],
-      ['extension.set', a.id],
+      ['label.applied', first],
+      ['extension.set', first],
+      ['label.applied', second],
+      ['extension.set', second],
       ['rule.executed', rule.id],
     ],
   )
@@ -554,8 +556,8 @@ async function refuseLabelsFor(app: TestAppHandle, transactionId: string) {
 
 test('a run is all or nothing: a write failing part-way leaves no label, version or event', async (t) => {
   const { app } = await setup(t)
-  // 600 matches, written newest first in chunks of 500: the refused one is in
-  // the second chunk, so 550 labels are written (with their versions, and their
+  // 600 matches, written in id order in chunks of 500: the refused one is in
+  // the second chunk, so 549 labels are written (with their versions, and their
   // events queued) before the failure.
   const rows = Array.from({ length: 600 }, (_, i) => ({
     id: `csv:${String(i + 1).padStart(4, '0')}`,
@@ -570,7 +572,7 @@ test('a run is all or nothing: a write failing part-way leaves no label, version
     query: 'payee:starbucks',
     labels: { category: 'coffee' },
   })
-  const dropTrigger = await refuseLabelsFor(app, 'csv:0050')
+  const dropTrigger = await refuseLabelsFor(app, 'csv:0550')
   const mark = await headSequence(app)
 
   for (const path of [rulePath(rule.id, '/run'), '/api/v1/rules/run']) {
@@ -582,7 +584,7 @@ test('a run is all or nothing: a write failing part-way leaves no label, version
     })
     // Nothing of the run was applied: not the first transaction it wrote, not one
     // of a later chunk, and no label anywhere; no version; no event, not even rule.executed.
-    for (const id of ['csv:0600', 'csv:0101', 'csv:0051']) {
+    for (const id of ['csv:0001', 'csv:0500', 'csv:0549']) {
       assert.deepEqual((await getTx(app, id)).labels, {}, id)
       assert.deepEqual(
         (await history(app, id)).map((v: Json) => v.kind),

@@ -487,15 +487,19 @@ export async function previewRule(
 }
 
 /**
- * Calls `each` on the candidates in chunks (in order), each as its kept
- * snapshot or else as loaded now (one gone meanwhile is left out).
+ * Calls `each` on the candidates in chunks, in the order of their ids, each as
+ * its kept snapshot or else as loaded now (one gone meanwhile is left out).
+ * In id order, the unit's writes (labels, extensions, versions, the events'
+ * entity index) walk each index keyed by the transaction id from one end to the
+ * other, rather than landing on its pages in the matches' date order.
  */
 async function forEachLoaded(
   db: DbExecutor,
   candidates: ReadonlyMap<string, TransactionJson | null>,
   each: (txs: TransactionJson[]) => Promise<void>,
 ): Promise<void> {
-  for (const chunk of chunksOf([...candidates], WRITE_CHUNK)) {
+  const byId = [...candidates].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  for (const chunk of chunksOf(byId, WRITE_CHUNK)) {
     const missing = chunk.filter(([, tx]) => tx === null).map(([id]) => id)
     const loaded =
       missing.length > 0 ? await findTransactions(db, missing) : new Map<string, TransactionJson>()
