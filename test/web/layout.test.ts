@@ -41,6 +41,17 @@ test('the keyboard alone: skip link, g-shortcuts, / focuses the search box', asy
     })
     assert.equal(await current.getAttribute('aria-current'), 'page')
   }
+
+  // A `g` pressed soon after another is not ended by the earlier one's 1.5 s
+  // timer: `g` then a letter of no page, and 1 s later `g` then `u`, 1.8 s after
+  // the first `g`.
+  await page.keyboard.press('g')
+  await page.keyboard.press('z')
+  await page.waitForTimeout(1000)
+  await page.keyboard.press('g')
+  await page.waitForTimeout(800)
+  await page.keyboard.press('u')
+  await page.waitForURL((url) => url.pathname === '/rules', { timeout: 5_000 })
 })
 
 test('on a phone the navigation folds into a menu', async (t) => {

@@ -53,7 +53,13 @@ const ACCESS_LABEL: Record<string, string> = {
 /** `g` then a letter goes to a page; `/` focuses the page's search box. */
 function useShortcuts(route: (path: string) => void): void {
   useEffect(() => {
-    let pending = false
+    // After a `g`, until the next key or 1.5 s. The timer is the state: a `g`
+    // pressed again must not be ended by the timer of an earlier one.
+    let pending: ReturnType<typeof setTimeout> | null = null
+    const endPending = () => {
+      if (pending !== null) clearTimeout(pending)
+      pending = null
+    }
     const onKey = (event: KeyboardEvent) => {
       const target = event.target as HTMLElement | null
       if (target && /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) return
@@ -66,19 +72,19 @@ function useShortcuts(route: (path: string) => void): void {
         }
         return
       }
-      if (pending) {
-        pending = false
+      if (pending !== null) {
+        endPending()
         const item = NAV.flatMap((g) => g.items).find((i) => i.key === event.key)
         if (item) route(item.path)
         return
       }
-      if (event.key === 'g') {
-        pending = true
-        setTimeout(() => (pending = false), 1500)
-      }
+      if (event.key === 'g') pending = setTimeout(() => (pending = null), 1500)
     }
     window.addEventListener('keydown', onKey)
-    return () => window.removeEventListener('keydown', onKey)
+    return () => {
+      window.removeEventListener('keydown', onKey)
+      endPending()
+    }
   }, [route])
 }
 
