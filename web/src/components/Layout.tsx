@@ -2,7 +2,7 @@
 // button on a phone), who is signed in, and the notices.
 import type { ComponentChildren } from 'preact'
 import { useLocation } from 'preact-iso'
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { PluginPagesNav } from '../pages/plugins/PluginPagesNav.js'
 import { dismiss, notices } from '../stores/notices.js'
 import { access, authStatus, signOut } from '../stores/session.js'
@@ -52,6 +52,11 @@ const ACCESS_LABEL: Record<string, string> = {
 
 /** `g` then a letter goes to a page; `/` focuses the page's search box. */
 function useShortcuts(route: (path: string) => void): void {
+  // The router's `route` changes with every page. The listener reads the latest
+  // and stays registered: registered again after each page's paint, it lost a
+  // `g` pressed just before (the next letter then went nowhere).
+  const latestRoute = useRef(route)
+  latestRoute.current = route
   useEffect(() => {
     // After a `g`, until the next key or 1.5 s. The timer is the state: a `g`
     // pressed again must not be ended by the timer of an earlier one.
@@ -75,7 +80,7 @@ function useShortcuts(route: (path: string) => void): void {
       if (pending !== null) {
         endPending()
         const item = NAV.flatMap((g) => g.items).find((i) => i.key === event.key)
-        if (item) route(item.path)
+        if (item) latestRoute.current(item.path)
         return
       }
       if (event.key === 'g') pending = setTimeout(() => (pending = null), 1500)
@@ -85,7 +90,7 @@ function useShortcuts(route: (path: string) => void): void {
       window.removeEventListener('keydown', onKey)
       endPending()
     }
-  }, [route])
+  }, [])
 }
 
 export function Layout({ children }: { children: ComponentChildren }) {
