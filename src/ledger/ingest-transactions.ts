@@ -10,7 +10,7 @@ import type { IngestCounts, IngestHint, IngestTransaction } from './ingest-batch
 import { toTransactionJson } from './json.js'
 import { toTransactionsJson } from './snapshots.js'
 import type { TransactionRow } from './tables.js'
-import { countChange } from './transaction-counts.js'
+import { countMoves } from './transaction-counts.js'
 import { insertTransactionsInUnit } from './transaction-insert.js'
 import type { UnitOfWork } from './unit-of-work.js'
 
@@ -93,18 +93,9 @@ async function updateChanged(uow: UnitOfWork, changed: readonly TransactionRow[]
   }))
   const befores = await toTransactionsJson(trx, olds)
   // A source may move a row to another of its accounts.
-  const moved = changedRows.flatMap((row, index) =>
-    row.account_id === olds[index]!.account_id ? [] : [index],
-  )
-  countChange(
+  countMoves(
     uow,
-    moved.map((index) => olds[index]!.account_id),
-    -1,
-  )
-  countChange(
-    uow,
-    moved.map((index) => changedRows[index]!.account_id),
-    1,
+    changedRows.map((row, index) => ({ from: olds[index]!.account_id, to: row.account_id })),
   )
   const versions: NewVersion[] = []
   for (const [index, row] of changedRows.entries()) {

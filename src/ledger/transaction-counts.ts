@@ -27,6 +27,23 @@ export function countChange(uow: UnitOfWork, accountIds: Iterable<string>, by: 1
   for (const id of accountIds) changes.set(id, (changes.get(id) ?? 0) + by)
 }
 
+/** Moves of transactions from one account to another (each counted in both). */
+export function countMoves(
+  uow: UnitOfWork,
+  moves: ReadonlyArray<{ from: string; to: string }>,
+): void {
+  countChange(
+    uow,
+    moves.map((m) => m.from),
+    -1,
+  )
+  countChange(
+    uow,
+    moves.map((m) => m.to),
+    1,
+  )
+}
+
 /**
  * Writes the unit's count changes, accounts in id order so that two units
  * never wait for each other's rows in opposite orders (PostgreSQL). mutate.ts

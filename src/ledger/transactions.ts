@@ -12,7 +12,7 @@ import { appendVersions, diffCore } from './history.js'
 import { toTransactionJson, type TransactionJson } from './json.js'
 import { findTransaction, findTransactionRow, toTransactionsJson } from './snapshots.js'
 import type { TransactionRow } from './tables.js'
-import { countChange } from './transaction-counts.js'
+import { countMoves } from './transaction-counts.js'
 import { deleteTransactionsInUnit } from './transaction-delete.js'
 import { insertTransactionsInUnit } from './transaction-insert.js'
 import {
@@ -198,10 +198,7 @@ export async function updateTransaction(
       .set({ ...patch, updated_at: uow.now })
       .where('id', '=', id)
       .execute()
-    if (updatedRow.account_id !== row.account_id) {
-      countChange(uow, [row.account_id], -1)
-      countChange(uow, [updatedRow.account_id], 1)
-    }
+    countMoves(uow, [{ from: row.account_id, to: updatedRow.account_id }])
     await appendVersions(uow, [{ transaction_id: id, kind: 'edited', snapshot: after, diff }])
     uow.emit({
       type: 'transaction.updated',
