@@ -81,6 +81,12 @@ export interface TextContext {
    * database keeps its own text indexes (PostgreSQL).
    */
   queuedMatching(node: TextNode): readonly string[] | null
+  /**
+   * SQLite: whether free text `node` is in the text documents of a large share
+   * of the ledger (searchTuning.broadTextShare), so that testing every row
+   * costs less than gathering its matches.
+   */
+  broadText(node: TextNode): boolean
 }
 
 export type TextNode = Extract<QueryNode, { kind: 'text' | 'field_text' }>
@@ -124,7 +130,7 @@ function isPrintableAscii(needle: string): boolean {
 }
 
 /** A needle the trigram documents decide exactly: printable ASCII, three characters or more. */
-function isDocumentPhrase(needle: string): boolean {
+export function isDocumentPhrase(needle: string): boolean {
   return needle.length >= MIN_SEGMENT && isPrintableAscii(needle)
 }
 
@@ -314,6 +320,8 @@ export class Narrower {
   // trigram index per engine, see 0004-search), or its account's name.
   private freeText(node: Extract<QueryNode, { kind: 'text' }>): Narrowing {
     const { needle } = node
+    if (this.searchDocuments && isDocumentPhrase(needle) && this.options.text?.broadText(node))
+      return this.broadFreeText(needle)
     const exact = this.exactText(node)
     if (exact) {
       const byAccount = this.accountsIn(needle)
@@ -331,7 +339,7 @@ export class Narrower {
     const segments = needleSegments(needle)
     const accounts = this.accountsIn(needle)
     if (!this.searchDocuments && accounts !== undefined && isPrintableAscii(needle)) {
-      const text = exactTextPg(needle, segments, (e, s) => this.likeAll(e, s))
+      const text = exactTextSets(needle, segments, (e, s) => this.likeAll(e, s), true)
       const ofAccount = accounts ? [accounts('transactions')] : []
       return this.withArms(
         this.idsIn(
@@ -361,6 +369,25 @@ export class Narrower {
       sql`select t1.id from transactions t1 where ${this.likeAll(TRANSACTION_TEXT_PG('t1'), segments)} union select l.transaction_id from transaction_labels l where ${this.likeAll(LABEL_TEXT_PG, segments)} union select e.transaction_id from transaction_extensions e where ${this.likeAll(EXTENSION_TEXT_PG, segments)} union ${byAccount}`,
       false,
     )
+  }
+
+  /**
+   * SQLite: free text that a large share of the ledger holds (TextContext.broadText),
+   * tested on each row rather than gathered through the trigram documents, whose
+   * id set would then be most of the ledger, built once for the count and again
+   * for the page (seconds at a million rows). Counting reads every row's own
+   * text (the labels' and extensions' matches gathered once); a page walks the
+   * date index and probes the rows it walks. Exact like the documents, and
+   * without them: a queued document does not matter here.
+   */
+  private broadFreeText(needle: string): Narrowing {
+    const sets = exactTextSets(needle, [], (e, s) => this.likeAll(e, s), false)
+    const accounts = this.accountsIn(needle)
+    const ofAccount = accounts ? [accounts('transactions')] : []
+    return {
+      where: or([...(this.options.dateOrder ? [sets.ofRow] : sets.arms), ...ofAccount]),
+      exact: true,
+    }
   }
 
   /**
@@ -395,7 +422,7 @@ export class Narrower {
     if (!text || !this.searchDocuments || !isDocumentPhrase(node.needle)) return null
     const queued = text.queuedMatching(node)
     if (queued === null) return null
-    const phrase = `"${node.needle.replaceAll('"', '""')}"`
+    const phrase = documentPhrase(node.needle)
     const indexed =
       node.kind === 'field_text'
         ? TEXT_NUMBERS(`${node.field} : ${phrase}`)
@@ -421,7 +448,7 @@ export class Narrower {
     if (!this.searchDocuments && this.options.text && isPrintableAscii(needle)) {
       const column = sql.ref(`transactions.${field}`)
       // Never NULL (a missing memo): an exact test may sit under a NOT.
-      const confirm = sql<SqlBool>`coalesce(strpos(${foldedPg(column)}, ${needle}), 0) > 0`
+      const confirm = sql<SqlBool>`coalesce(strpos(${folded(column, true)}, ${needle}), 0) > 0`
       return {
         where:
           segments.length === 0
@@ -562,6 +589,11 @@ function intervalSql(
   return interval.outside ? sql<SqlBool>`not ${and(parts)}` : and(parts)
 }
 
+/** SQLite: the FTS5 phrase of a needle: its trigrams in a row. */
+export function documentPhrase(needle: string): string {
+  return `"${needle.replaceAll('"', '""')}"`
+}
+
 /** SQLite: the numbers of the text documents that match the FTS5 query (columns allowed). */
 const TEXT_NUMBERS = (query: string) =>
   sql`select rowid from search_text where search_text match ${query}`
@@ -605,35 +637,41 @@ const LABEL_TEXT_PG = sql`(l.key || ':' || l.value)`
 const EXTENSION_TEXT_PG = sql`(e.key || ' ' || e.value)`
 
 /**
- * PostgreSQL: a text as the matcher lower-cases it, for a printable-ASCII
- * needle. lower() under the C collation lowers ASCII only; of everything else,
- * JS lower-cases only U+0130 ("i̇") and U+212A ("k") into something holding
- * ASCII, so those two are rewritten first. Any other character lower-cases to
- * text without ASCII in JS and stays itself here: neither can be part of a match.
+ * A text as the matcher lower-cases it, for a printable-ASCII needle. lower()
+ * lowers ASCII only (SQLite without ICU; PostgreSQL under the C collation); of
+ * everything else, JS lower-cases only U+0130 ("i̇") and U+212A ("k") into
+ * something holding ASCII, so those two are rewritten first. Any other
+ * character lower-cases to text without ASCII in JS and stays itself here:
+ * neither can be part of a match.
  */
-function foldedPg(expression: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`lower(replace(replace(${expression}, '\u0130', 'i\u0307'), '\u212A', 'k') collate "C")`
+function folded(expression: RawBuilder<unknown>, postgres: boolean): RawBuilder<unknown> {
+  const rewritten = sql`replace(replace(${expression}, '\u0130', 'i\u0307'), '\u212A', 'k')`
+  return postgres ? sql`lower(${rewritten} collate "C")` : sql`lower(${rewritten})`
 }
 
 /**
- * PostgreSQL: an extension value as the matcher reads it (extensionText): a
- * string's own text, anything else its stored compact JSON. PostgreSQL text
- * cannot hold U+0000, so its escape becomes U+0001 first: neither can be part
- * of a printable-ASCII match.
+ * An extension value as the matcher reads it (extensionText): a string's own
+ * text, anything else its stored compact JSON. PostgreSQL text cannot hold
+ * U+0000, so there its escape becomes U+0001 first: neither can be part of a
+ * printable-ASCII match. SQLite's text holds it as it is.
  */
 const EXTENSION_VALUE_TEXT_PG = sql`(case when left(e.value, 1) = '"' then replace(e.value, '\\u0000', '\\u0001')::json #>> '{}' else e.value end)`
+const EXTENSION_VALUE_TEXT_SQLITE = sql`(case when substr(e.value, 1, 1) = '"' then e.value ->> '$' else e.value end)`
 
 type LikeAll = (expression: RawBuilder<unknown>, segments: string[]) => RawBuilder<SqlBool>
 
 /**
- * PostgreSQL: the exact tests of a printable-ASCII needle (foldedPg; never
- * NULL) on a transaction's own text, a label and an extension, each led by the
- * trigram condition that lets an index find its candidates (where the needle
- * has a run the indexes can use).
+ * The exact tests of a printable-ASCII needle (folded; never NULL) on a
+ * transaction's own text, a label and an extension. On PostgreSQL each is led
+ * by the trigram condition that lets an index find its candidates (where the
+ * needle has a run the indexes can use); SQLite passes no segments and tests
+ * the rows it is given.
  */
-function exactTextTestsPg(needle: string, segments: string[], likeAll: LikeAll) {
+function exactTextTests(needle: string, segments: string[], likeAll: LikeAll, postgres: boolean) {
   const holds = (expression: RawBuilder<unknown>) =>
-    sql<SqlBool>`coalesce(strpos(${foldedPg(expression)}, ${needle}), 0) > 0`
+    postgres
+      ? sql<SqlBool>`coalesce(strpos(${folded(expression, true)}, ${needle}), 0) > 0`
+      : sql<SqlBool>`coalesce(instr(${folded(expression, false)}, ${needle}), 0) > 0`
   const indexed = (expression: RawBuilder<unknown>) =>
     segments.length === 0 ? [] : [likeAll(expression, segments)]
   return {
@@ -646,7 +684,10 @@ function exactTextTestsPg(needle: string, segments: string[], likeAll: LikeAll) 
     label: and([...indexed(LABEL_TEXT_PG), holds(LABEL_TEXT_PG)]),
     extension: and([
       ...indexed(EXTENSION_TEXT_PG),
-      or([holds(sql`e.key`), holds(EXTENSION_VALUE_TEXT_PG)]),
+      or([
+        holds(sql`e.key`),
+        holds(postgres ? EXTENSION_VALUE_TEXT_PG : EXTENSION_VALUE_TEXT_SQLITE),
+      ]),
     ]),
   }
 }
@@ -660,8 +701,8 @@ function exactTextTestsPg(needle: string, segments: string[], likeAll: LikeAll) 
  * at hand, where the planner may turn each EXISTS into one hashed set, which the
  * trigram condition lets an index build.
  */
-function exactTextPg(needle: string, segments: string[], likeAll: LikeAll) {
-  const tests = exactTextTestsPg(needle, segments, likeAll)
+function exactTextSets(needle: string, segments: string[], likeAll: LikeAll, postgres: boolean) {
+  const tests = exactTextTests(needle, segments, likeAll, postgres)
   const labels = sql`select l.transaction_id from transaction_labels l where ${tests.label}`
   const extensions = sql`select e.transaction_id from transaction_extensions e where ${tests.extension}`
   return {

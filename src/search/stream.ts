@@ -34,6 +34,12 @@ export const searchTuning = {
   largeCandidateSet: 20_000,
   /** Above this many matches, a page walks the date index instead of sorting every match. */
   dateOrderThreshold: 5_000,
+  /**
+   * SQLite: free text in the text documents of at least this share of the
+   * ledger is tested row by row, not gathered through the trigram index
+   * (narrow.ts broadFreeText): a needle like "card" in a bank's every row.
+   */
+  broadTextShare: 0.25,
 }
 
 export function narrowingFor(

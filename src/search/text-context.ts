@@ -7,7 +7,15 @@ import { buildsSearchDocuments } from '../db/dialect.js'
 import type { DbExecutor } from '../db/schema.js'
 import type { QueryNode } from './ast.js'
 import { contains, matches } from './match.js'
-import { QUEUED_IDS, type TextContext, type TextNode } from './narrow.js'
+import {
+  documentPhrase,
+  isDocumentPhrase,
+  QUEUED_IDS,
+  type TextContext,
+  type TextNode,
+} from './narrow.js'
+import { searchTuning } from './stream.js'
+import { keptTransactionCount } from '../ledger/transaction-counts.js'
 import { loadSubjects } from './subjects.js'
 import { inList } from '../db/in-list.js'
 
@@ -41,10 +49,35 @@ export async function loadTextContext(
   const queued = buildsSearchDocuments(db)
     ? await queuedDecisions(db, nodes)
     : new Map<TextNode, string[]>()
+  const broad = buildsSearchDocuments(db) ? await broadTexts(db, nodes) : new Set<TextNode>()
   return {
     accountsMatching: (needle) => accounts.filter((a) => contains(a.name, needle)).map((a) => a.id),
     queuedMatching: (node) => (queued === null ? null : (queued.get(node) ?? [])),
+    broadText: (node) => broad.has(node),
   }
+}
+
+/**
+ * SQLite: the free-text nodes whose needle is in the text documents of at least
+ * searchTuning.broadTextShare of the ledger's rows. Counting stops at that
+ * share, so a broad needle costs a fraction of what gathering its matches
+ * would, and a rare one next to nothing.
+ */
+async function broadTexts(db: DbExecutor, nodes: readonly TextNode[]): Promise<Set<TextNode>> {
+  const broad = new Set<TextNode>()
+  const free = nodes.filter((node) => node.kind === 'text' && isDocumentPhrase(node.needle))
+  if (free.length === 0) return broad
+  const enough = Math.ceil(searchTuning.broadTextShare * (await keptTransactionCount(db)))
+  for (const node of free) {
+    if (enough === 0) {
+      broad.add(node)
+      continue
+    }
+    const { rows } = await sql<{ n: number }>`select count(*) as n from (select 1 from search_text
+      where search_text match ${documentPhrase(node.needle)} limit ${enough})`.execute(db)
+    if (Number(rows[0]!.n) >= enough) broad.add(node)
+  }
+  return broad
 }
 
 /** Per text node, the queued transactions it matches; null when the queue is too long. */
