@@ -82,9 +82,9 @@ export interface TextContext {
    */
   queuedMatching(node: TextNode): readonly string[] | null
   /**
-   * SQLite: whether free text `node` is in the text documents of a large share
-   * of the ledger (searchTuning.broadTextShare), so that testing every row
-   * costs less than gathering its matches.
+   * SQLite: whether text term `node`'s needle is in the own text of a large
+   * share of the rows (searchTuning.broadTextShare, on a sample), so that
+   * testing every row costs less than gathering its matches.
    */
   broadText(node: TextNode): boolean
 }
@@ -385,7 +385,11 @@ export class Narrower {
     const accounts = this.accountsIn(needle)
     const ofAccount = accounts ? [accounts('transactions')] : []
     return {
-      where: or([...(this.options.dateOrder ? [sets.ofRow] : sets.arms), ...ofAccount]),
+      // Walking the date index, or streaming page by page: a probe per row walked.
+      where: or([
+        ...(this.options.dateOrder || this.options.idSets === false ? [sets.ofRow] : sets.arms),
+        ...ofAccount,
+      ]),
       exact: true,
     }
   }
@@ -441,14 +445,16 @@ export class Narrower {
       if (byAccount === null) return { where: sql<SqlBool>`1 = 0`, exact: true }
       if (byAccount) return { where: byAccount('transactions'), exact: true }
     } else {
+      // A needle most rows hold: a test of the row's own column (broadFreeText).
+      if (this.searchDocuments && isDocumentPhrase(needle) && this.options.text?.broadText(node))
+        return { where: holdsNeedle(sql.ref(`transactions.${field}`), needle, false), exact: true }
       const exact = this.exactText(node)
       if (exact) return this.idsIn(exact, true)
     }
     const segments = needleSegments(needle)
     if (!this.searchDocuments && this.options.text && isPrintableAscii(needle)) {
-      const column = sql.ref(`transactions.${field}`)
       // Never NULL (a missing memo): an exact test may sit under a NOT.
-      const confirm = sql<SqlBool>`coalesce(strpos(${folded(column, true)}, ${needle}), 0) > 0`
+      const confirm = holdsNeedle(sql.ref(`transactions.${field}`), needle, true)
       return {
         where:
           segments.length === 0
@@ -590,7 +596,7 @@ function intervalSql(
 }
 
 /** SQLite: the FTS5 phrase of a needle: its trigrams in a row. */
-export function documentPhrase(needle: string): string {
+function documentPhrase(needle: string): string {
   return `"${needle.replaceAll('"', '""')}"`
 }
 
@@ -661,6 +667,27 @@ const EXTENSION_VALUE_TEXT_SQLITE = sql`(case when substr(e.value, 1, 1) = '"' t
 type LikeAll = (expression: RawBuilder<unknown>, segments: string[]) => RawBuilder<SqlBool>
 
 /**
+ * SQLite: whether the row's own text holds a text term's needle: the columns
+ * free text reads on the row itself, or the term's field. (Free text also reads
+ * the account's name, labels and extensions: broadFreeText adds those.)
+ */
+export function ownTextHolds(node: TextNode): RawBuilder<SqlBool> {
+  const columns = node.kind === 'text' ? ['description', 'payee', 'memo', 'id'] : [node.field]
+  return or(columns.map((c) => holdsNeedle(sql.ref(`transactions.${c}`), node.needle, false)))
+}
+
+/** Whether a text holds a printable-ASCII needle as the matcher reads it (folded); never NULL. */
+function holdsNeedle(
+  expression: RawBuilder<unknown>,
+  needle: string,
+  postgres: boolean,
+): RawBuilder<SqlBool> {
+  return postgres
+    ? sql<SqlBool>`coalesce(strpos(${folded(expression, true)}, ${needle}), 0) > 0`
+    : sql<SqlBool>`coalesce(instr(${folded(expression, false)}, ${needle}), 0) > 0`
+}
+
+/**
  * The exact tests of a printable-ASCII needle (folded; never NULL) on a
  * transaction's own text, a label and an extension. On PostgreSQL each is led
  * by the trigram condition that lets an index find its candidates (where the
@@ -668,10 +695,7 @@ type LikeAll = (expression: RawBuilder<unknown>, segments: string[]) => RawBuild
  * the rows it is given.
  */
 function exactTextTests(needle: string, segments: string[], likeAll: LikeAll, postgres: boolean) {
-  const holds = (expression: RawBuilder<unknown>) =>
-    postgres
-      ? sql<SqlBool>`coalesce(strpos(${folded(expression, true)}, ${needle}), 0) > 0`
-      : sql<SqlBool>`coalesce(instr(${folded(expression, false)}, ${needle}), 0) > 0`
+  const holds = (expression: RawBuilder<unknown>) => holdsNeedle(expression, needle, postgres)
   const indexed = (expression: RawBuilder<unknown>) =>
     segments.length === 0 ? [] : [likeAll(expression, segments)]
   return {

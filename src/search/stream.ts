@@ -4,7 +4,7 @@
 // page, never the ledger.
 import { sql, type RawBuilder, type SqlBool } from 'kysely'
 import { chunksOf } from '../db/bulk.js'
-import { needsPlannerHints } from '../db/dialect.js'
+import { buildsSearchDocuments, needsPlannerHints } from '../db/dialect.js'
 import type { DbExecutor } from '../db/schema.js'
 import type { TransactionJson } from '../ledger/json.js'
 import { toTransactionsJson } from '../ledger/snapshots.js'
@@ -21,26 +21,13 @@ import { DEFAULT_ORDER, type KeysetKey, type SortOrder } from '../page.js'
 import type { QueryNode } from './ast.js'
 import { matches } from './match.js'
 import { Narrower, type NarrowOptions, type Narrowing } from './narrow.js'
+import { loadTextContext } from './text-context.js'
 import { loadSubjects, subjectNeeds } from './subjects.js'
 
 export const DEFAULT_PAGE_SIZE = 500
 
-/** Plan switches; only the property test changes them, to cover both sides. */
-export const searchTuning = {
-  /**
-   * Candidate sets above this size stream without their id-set parts: each
-   * page would rebuild the whole set, so walking the date index is cheaper.
-   */
-  largeCandidateSet: 20_000,
-  /** Above this many matches, a page walks the date index instead of sorting every match. */
-  dateOrderThreshold: 5_000,
-  /**
-   * SQLite: free text in the text documents of at least this share of the
-   * ledger is tested row by row, not gathered through the trigram index
-   * (narrow.ts broadFreeText): a needle like "card" in a bank's every row.
-   */
-  broadTextShare: 0.25,
-}
+import { searchTuning } from './tuning.js'
+export { searchTuning }
 
 export function narrowingFor(
   db: DbExecutor,
@@ -65,6 +52,27 @@ export async function countCandidates(
     return Number(row.n)
   }
   const row = await candidateQuery(db, narrowing, filter)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+/**
+ * The candidates, counted up to `limit`: enough to tell a large set from a
+ * small one without counting a large one through (a row test stops there; an id
+ * set is built whole either way).
+ */
+async function countCandidatesUpTo(
+  db: DbExecutor,
+  narrowing: Narrowing,
+  filter: TransactionFilter,
+  limit: number,
+): Promise<number> {
+  if (narrowing.arms || !narrowing.where) return countCandidates(db, narrowing, filter)
+  const row = await db
+    .selectFrom(
+      candidateQuery(db, narrowing, filter).select('transactions.id').limit(limit).as('c'),
+    )
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow()
   return Number(row.n)
@@ -166,15 +174,25 @@ export async function* matchingRows(
   }: StreamOptions = {},
 ): AsyncIterable<TransactionRow[]> {
   throwIfClosing(signal)
-  let narrowing = narrowingFor(db, query)
+  // SQLite: a text term most rows hold narrows as a row test (narrow.ts
+  // broadFreeText), not as a set of most of the ledger's ids.
+  const text = buildsSearchDocuments(db)
+    ? await loadTextContext(db, query, { decideQueued: false })
+    : undefined
+  let narrowing = narrowingFor(db, query, { text })
   // Rows per database round trip: a bounded candidate set comes in one query
   // (the pre-filter runs once), anything larger in pages.
   let fetchSize = pageSize
   let bounded = false
   if (narrowing.where) {
-    const candidates = await countCandidates(db, narrowing, filter)
+    const candidates = await countCandidatesUpTo(
+      db,
+      narrowing,
+      filter,
+      searchTuning.largeCandidateSet + 1,
+    )
     if (candidates > searchTuning.largeCandidateSet) {
-      narrowing = narrowingFor(db, query, { idSets: false })
+      narrowing = narrowingFor(db, query, { idSets: false, text })
     } else {
       fetchSize = Math.max(pageSize, candidates + 1)
       bounded = true

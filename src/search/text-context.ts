@@ -8,14 +8,13 @@ import type { DbExecutor } from '../db/schema.js'
 import type { QueryNode } from './ast.js'
 import { contains, matches } from './match.js'
 import {
-  documentPhrase,
   isDocumentPhrase,
+  ownTextHolds,
   QUEUED_IDS,
   type TextContext,
   type TextNode,
 } from './narrow.js'
-import { searchTuning } from './stream.js'
-import { keptTransactionCount } from '../ledger/transaction-counts.js'
+import { searchTuning } from './tuning.js'
 import { loadSubjects } from './subjects.js'
 import { inList } from '../db/in-list.js'
 
@@ -38,17 +37,26 @@ function textNodes(query: QueryNode): TextNode[] {
   return found
 }
 
-/** The text context of `query`; undefined when it has no text term. */
+/**
+ * The text context of `query`; undefined when it has no text term. A stream
+ * that reads pages over a long time (an export, a rules run) passes
+ * `decideQueued: false`: the documents queued meanwhile then stay candidates as
+ * they are queued, where a decision taken at the start would miss them, and
+ * free text only narrows unless it is broad (a row test reads no document).
+ */
 export async function loadTextContext(
   db: DbExecutor,
   query: QueryNode,
+  { decideQueued = true }: { decideQueued?: boolean } = {},
 ): Promise<TextContext | undefined> {
   const nodes = textNodes(query)
   if (nodes.length === 0) return undefined
   const accounts = await db.selectFrom('accounts').select(['id', 'name']).execute()
-  const queued = buildsSearchDocuments(db)
-    ? await queuedDecisions(db, nodes)
-    : new Map<TextNode, string[]>()
+  const queued = !decideQueued
+    ? null
+    : buildsSearchDocuments(db)
+      ? await queuedDecisions(db, nodes)
+      : new Map<TextNode, string[]>()
   const broad = buildsSearchDocuments(db) ? await broadTexts(db, nodes) : new Set<TextNode>()
   return {
     accountsMatching: (needle) => accounts.filter((a) => contains(a.name, needle)).map((a) => a.id),
@@ -57,27 +65,50 @@ export async function loadTextContext(
   }
 }
 
+/** Rows sampled to tell a broad needle: windows of WINDOW_ROWS spread over the table. */
+const SAMPLE_WINDOWS = 4
+const WINDOW_ROWS = 500
+
 /**
- * SQLite: the free-text nodes whose needle is in the text documents of at least
- * searchTuning.broadTextShare of the ledger's rows. Counting stops at that
- * share, so a broad needle costs a fraction of what gathering its matches
- * would, and a rare one next to nothing.
+ * SQLite: the text nodes (free, or of a field) whose needle the rows' own text
+ * holds in at least searchTuning.broadTextShare of the rows, estimated from a
+ * sample: a few windows of rows spread over the table (by rowid, each read in
+ * order, every node tested on each row), about 2,000 rows tested in a
+ * millisecond or two whether one row holds the needle or all of them. A table
+ * of up to 2,000 rows is read whole.
  */
 async function broadTexts(db: DbExecutor, nodes: readonly TextNode[]): Promise<Set<TextNode>> {
-  const broad = new Set<TextNode>()
-  const free = nodes.filter((node) => node.kind === 'text' && isDocumentPhrase(node.needle))
-  if (free.length === 0) return broad
-  const enough = Math.ceil(searchTuning.broadTextShare * (await keptTransactionCount(db)))
-  for (const node of free) {
-    if (enough === 0) {
-      broad.add(node)
-      continue
-    }
-    const { rows } = await sql<{ n: number }>`select count(*) as n from (select 1 from search_text
-      where search_text match ${documentPhrase(node.needle)} limit ${enough})`.execute(db)
-    if (Number(rows[0]!.n) >= enough) broad.add(node)
+  // Free text, and a field of the row's own (`account:` is decided apart).
+  const free = nodes.filter(
+    (node) => isDocumentPhrase(node.needle) && (node.kind === 'text' || node.field !== 'account'),
+  )
+  const share = searchTuning.broadTextShare
+  if (free.length === 0 || share === 0) return new Set(free)
+  const { rows: last } = await sql<{
+    n: number | null
+  }>`select max(rowid) as n from transactions`.execute(db)
+  let rows = 0
+  const holding = free.map(() => 0)
+  for (const [from, to] of sampleWindows(Number(last[0]?.n ?? 0))) {
+    const sums = free.map((node, i) => sql`sum(${ownTextHolds(node)}) as ${sql.ref(`h${i}`)}`)
+    const { rows: counted } = await sql<Record<string, number | null>>`select count(*) as rows,
+      ${sql.join(sums)} from transactions where transactions.rowid between ${from} and ${to}`.execute(
+      db,
+    )
+    rows += Number(counted[0]!.rows)
+    free.forEach((_, i) => (holding[i]! += Number(counted[0]![`h${i}`] ?? 0)))
   }
-  return broad
+  return new Set(free.filter((_, i) => rows > 0 && holding[i]! >= share * rows))
+}
+
+/** The windows of rowids (first, last) that broadTexts samples, out of 1..last. */
+function sampleWindows(last: number): Array<[number, number]> {
+  if (last <= SAMPLE_WINDOWS * WINDOW_ROWS) return last > 0 ? [[1, last]] : []
+  const step = Math.floor(last / SAMPLE_WINDOWS)
+  return Array.from({ length: SAMPLE_WINDOWS }, (_, i): [number, number] => {
+    const from = i * step + 1
+    return [from, from + WINDOW_ROWS - 1]
+  })
 }
 
 /** Per text node, the queued transactions it matches; null when the queue is too long. */
