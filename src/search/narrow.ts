@@ -676,15 +676,22 @@ export function ownTextHolds(node: TextNode): RawBuilder<SqlBool> {
   return or(columns.map((c) => holdsNeedle(sql.ref(`transactions.${c}`), node.needle, false)))
 }
 
-/** Whether a text holds a printable-ASCII needle as the matcher reads it (folded); never NULL. */
+/**
+ * Whether a text holds a printable-ASCII needle as the matcher reads it
+ * (folded); never NULL. On SQLite a LIKE on the text as stored decides every
+ * text without the two rewritten characters (LIKE ignores ASCII case, as lower()
+ * does, and the rewrites leave every ASCII run in place), at half the cost of
+ * folding each one; only a text holding one of them is folded.
+ */
 function holdsNeedle(
   expression: RawBuilder<unknown>,
   needle: string,
   postgres: boolean,
 ): RawBuilder<SqlBool> {
-  return postgres
-    ? sql<SqlBool>`coalesce(strpos(${folded(expression, true)}, ${needle}), 0) > 0`
-    : sql<SqlBool>`coalesce(instr(${folded(expression, false)}, ${needle}), 0) > 0`
+  if (postgres) return sql<SqlBool>`coalesce(strpos(${folded(expression, true)}, ${needle}), 0) > 0`
+  const text = sql`coalesce(${expression}, '')`
+  const pattern = `%${needle.replace(/[\\%_]/g, '\\$&')}%`
+  return sql<SqlBool>`(${text} like ${pattern} escape '\\' or (instr(${text}, '\u0130') + instr(${text}, '\u212A') > 0 and instr(${folded(text, false)}, ${needle}) > 0))`
 }
 
 /**
