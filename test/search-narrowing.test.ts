@@ -25,7 +25,7 @@ import {
   type MatchSubject,
 } from '../src/search/index.js'
 import { searchWith, type SearchPlan } from '../src/search/service.js'
-import { searchTuning } from '../src/search/stream.js'
+import { searchTuning } from '../src/search/tuning.js'
 import { loadSubjects } from '../src/search/subjects.js'
 import { ROW_HASH_ID } from '../src/search/row-hash-ids.js'
 import { indexAllQueuedDocuments } from '../src/search/indexer.js'

@@ -320,8 +320,7 @@ export class Narrower {
   // trigram index per engine, see 0004-search), or its account's name.
   private freeText(node: Extract<QueryNode, { kind: 'text' }>): Narrowing {
     const { needle } = node
-    if (this.searchDocuments && isDocumentPhrase(needle) && this.options.text?.broadText(node))
-      return this.broadFreeText(needle)
+    if (this.isBroad(node)) return this.broadFreeText(needle)
     const exact = this.exactText(node)
     if (exact) {
       const byAccount = this.accountsIn(needle)
@@ -369,6 +368,11 @@ export class Narrower {
       sql`select t1.id from transactions t1 where ${this.likeAll(TRANSACTION_TEXT_PG('t1'), segments)} union select l.transaction_id from transaction_labels l where ${this.likeAll(LABEL_TEXT_PG, segments)} union select e.transaction_id from transaction_extensions e where ${this.likeAll(EXTENSION_TEXT_PG, segments)} union ${byAccount}`,
       false,
     )
+  }
+
+  /** SQLite: a text term most rows hold (TextContext.broadText), tested row by row. */
+  private isBroad(node: TextNode): boolean {
+    return this.searchDocuments && (this.options.text?.broadText(node) ?? false)
   }
 
   /**
@@ -426,7 +430,7 @@ export class Narrower {
     if (!text || !this.searchDocuments || !isDocumentPhrase(node.needle)) return null
     const queued = text.queuedMatching(node)
     if (queued === null) return null
-    const phrase = documentPhrase(node.needle)
+    const phrase = `"${node.needle.replaceAll('"', '""')}"`
     const indexed =
       node.kind === 'field_text'
         ? TEXT_NUMBERS(`${node.field} : ${phrase}`)
@@ -446,8 +450,7 @@ export class Narrower {
       if (byAccount) return { where: byAccount('transactions'), exact: true }
     } else {
       // A needle most rows hold: a test of the row's own column (broadFreeText).
-      if (this.searchDocuments && isDocumentPhrase(needle) && this.options.text?.broadText(node))
-        return { where: holdsNeedle(sql.ref(`transactions.${field}`), needle, false), exact: true }
+      if (this.isBroad(node)) return { where: ownTextHolds(node), exact: true }
       const exact = this.exactText(node)
       if (exact) return this.idsIn(exact, true)
     }
@@ -595,11 +598,6 @@ function intervalSql(
   return interval.outside ? sql<SqlBool>`not ${and(parts)}` : and(parts)
 }
 
-/** SQLite: the FTS5 phrase of a needle: its trigrams in a row. */
-function documentPhrase(needle: string): string {
-  return `"${needle.replaceAll('"', '""')}"`
-}
-
 /** SQLite: the numbers of the text documents that match the FTS5 query (columns allowed). */
 const TEXT_NUMBERS = (query: string) =>
   sql`select rowid from search_text where search_text match ${query}`
@@ -666,13 +664,16 @@ const EXTENSION_VALUE_TEXT_SQLITE = sql`(case when substr(e.value, 1, 1) = '"' t
 
 type LikeAll = (expression: RawBuilder<unknown>, segments: string[]) => RawBuilder<SqlBool>
 
+/** The columns of its own row that free text reads (match.ts freeText). */
+const OWN_TEXT_COLUMNS = ['description', 'payee', 'memo', 'id']
+
 /**
  * SQLite: whether the row's own text holds a text term's needle: the columns
  * free text reads on the row itself, or the term's field. (Free text also reads
  * the account's name, labels and extensions: broadFreeText adds those.)
  */
 export function ownTextHolds(node: TextNode): RawBuilder<SqlBool> {
-  const columns = node.kind === 'text' ? ['description', 'payee', 'memo', 'id'] : [node.field]
+  const columns = node.kind === 'text' ? OWN_TEXT_COLUMNS : [node.field]
   return or(columns.map((c) => holdsNeedle(sql.ref(`transactions.${c}`), node.needle, false)))
 }
 
@@ -709,7 +710,7 @@ function exactTextTests(needle: string, segments: string[], likeAll: LikeAll, po
     own: (table: string) =>
       and([
         ...indexed(TRANSACTION_TEXT_PG(table)),
-        or(['description', 'payee', 'memo', 'id'].map((c) => holds(sql.ref(`${table}.${c}`)))),
+        or(OWN_TEXT_COLUMNS.map((c) => holds(sql.ref(`${table}.${c}`)))),
       ]),
     // The line key:value holds the key and the value: the matcher's three tests in one.
     label: and([...indexed(LABEL_TEXT_PG), holds(LABEL_TEXT_PG)]),
@@ -724,7 +725,7 @@ function exactTextTests(needle: string, segments: string[], likeAll: LikeAll, po
 }
 
 /**
- * PostgreSQL: a printable-ASCII needle in a transaction's own text, labels or
+ * A printable-ASCII needle in a transaction's own text, labels or
  * extensions, exactly as the matcher decides, in the three forms a narrowing
  * carries (Narrowing): the ids of the transactions that hold it (one select
  * each); the same sets as row tests on `transactions` (its own text, and

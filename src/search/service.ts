@@ -26,8 +26,8 @@ import {
   countCandidates,
   matchingRows,
   narrowingFor,
-  searchTuning,
 } from './stream.js'
+import { searchTuning } from './tuning.js'
 import { loadSubjects } from './subjects.js'
 
 export interface SearchInput extends KeysetPageInput, Omit<TransactionFilter, 'account_id'> {

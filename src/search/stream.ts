@@ -23,11 +23,9 @@ import { matches } from './match.js'
 import { Narrower, type NarrowOptions, type Narrowing } from './narrow.js'
 import { loadTextContext } from './text-context.js'
 import { loadSubjects, subjectNeeds } from './subjects.js'
+import { searchTuning } from './tuning.js'
 
 export const DEFAULT_PAGE_SIZE = 500
-
-import { searchTuning } from './tuning.js'
-export { searchTuning }
 
 export function narrowingFor(
   db: DbExecutor,

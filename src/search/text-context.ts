@@ -52,12 +52,13 @@ export async function loadTextContext(
   const nodes = textNodes(query)
   if (nodes.length === 0) return undefined
   const accounts = await db.selectFrom('accounts').select(['id', 'name']).execute()
+  const documents = buildsSearchDocuments(db)
   const queued = !decideQueued
     ? null
-    : buildsSearchDocuments(db)
+    : documents
       ? await queuedDecisions(db, nodes)
       : new Map<TextNode, string[]>()
-  const broad = buildsSearchDocuments(db) ? await broadTexts(db, nodes) : new Set<TextNode>()
+  const broad = documents ? await broadTexts(db, nodes) : new Set<TextNode>()
   return {
     accountsMatching: (needle) => accounts.filter((a) => contains(a.name, needle)).map((a) => a.id),
     queuedMatching: (node) => (queued === null ? null : (queued.get(node) ?? [])),
@@ -89,8 +90,8 @@ async function broadTexts(db: DbExecutor, nodes: readonly TextNode[]): Promise<S
   }>`select max(rowid) as n from transactions`.execute(db)
   let rows = 0
   const holding = free.map(() => 0)
+  const sums = free.map((node, i) => sql`sum(${ownTextHolds(node)}) as ${sql.ref(`h${i}`)}`)
   for (const [from, to] of sampleWindows(Number(last[0]?.n ?? 0))) {
-    const sums = free.map((node, i) => sql`sum(${ownTextHolds(node)}) as ${sql.ref(`h${i}`)}`)
     const { rows: counted } = await sql<Record<string, number | null>>`select count(*) as rows,
       ${sql.join(sums)} from transactions where transactions.rowid between ${from} and ${to}`.execute(
       db,
