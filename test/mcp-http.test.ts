@@ -371,3 +371,20 @@ test('/mcp is admin tier: API keys 403, no token 401, wrong verbs 405, no dashbo
     404,
   )
 })
+
+test('search_transactions with a needle past the LIKE pattern limit of SQLite answers', async (t) => {
+  const app = await startTestApp(t, { env: { SERVICE_DASHBOARD_TOKEN: TOKEN } })
+  const client = await connect(t, app)
+  const account = await ok(client, 'create_account', { name: 'Wallet', currency: 'USD' })
+  await ok(client, 'create_transaction', {
+    account_id: account.id,
+    amount: '-1.00',
+    date: '2024-03-01',
+    description: 'Coffee',
+  })
+  // Longer than any text a row can hold: no match, and no 5xx on the way.
+  for (const q of ['x'.repeat(60_000), `coffee OR ${'%_'.repeat(30_000)}`]) {
+    const found = await ok(client, 'search_transactions', { q })
+    assert.equal(found.total, q.startsWith('coffee') ? 1 : 0)
+  }
+})

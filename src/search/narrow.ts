@@ -664,6 +664,9 @@ const EXTENSION_VALUE_TEXT_SQLITE = sql`(case when substr(e.value, 1, 1) = '"' t
 
 type LikeAll = (expression: RawBuilder<unknown>, segments: string[]) => RawBuilder<SqlBool>
 
+/** The longest LIKE pattern holdsNeedle writes; SQLite's own limit is 50,000 bytes. */
+const MAX_LIKE_PATTERN = 10_000
+
 /** The columns of its own row that free text reads (match.ts freeText). */
 const OWN_TEXT_COLUMNS = ['description', 'payee', 'memo', 'id']
 
@@ -691,8 +694,11 @@ function holdsNeedle(
 ): RawBuilder<SqlBool> {
   if (postgres) return sql<SqlBool>`coalesce(strpos(${folded(expression, true)}, ${needle}), 0) > 0`
   const text = sql`coalesce(${expression}, '')`
+  const foldedHolds = sql<SqlBool>`instr(${folded(text, false)}, ${needle}) > 0`
   const pattern = `%${needle.replace(/[\\%_]/g, '\\$&')}%`
-  return sql<SqlBool>`(${text} like ${pattern} escape '\\' or (instr(${text}, '\u0130') + instr(${text}, '\u212A') > 0 and instr(${folded(text, false)}, ${needle}) > 0))`
+  // SQLite refuses a LIKE pattern past 50,000 bytes (SQLITE_MAX_LIKE_PATTERN_LENGTH).
+  if (pattern.length > MAX_LIKE_PATTERN) return foldedHolds
+  return sql<SqlBool>`(${text} like ${pattern} escape '\\' or (instr(${text}, '\u0130') + instr(${text}, '\u212A') > 0 and ${foldedHolds}))`
 }
 
 /**
