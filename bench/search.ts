@@ -65,6 +65,10 @@ const QUERIES: Array<{ q: string; selective: boolean }> = [
   { q: 'card -walgreens', selective: false },
   // A word in every row's description, as a bank's export has ("card", "purchase").
   { q: 'purchase', selective: false },
+  // Two words every row holds, one negated: no match, found only by reading every row.
+  { q: 'purchase -card', selective: false },
+  // A word every row holds, less a city a tenth of them name.
+  { q: 'purchase -seattle', selective: false },
 ]
 
 function percentile(sorted: number[], p: number): number {

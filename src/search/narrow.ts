@@ -37,6 +37,14 @@ export interface Narrowing {
    */
   correlated?: RawBuilder<SqlBool>
   /**
+   * SQLite: the same test read off the row's own columns (a text term's
+   * document number among the matching ones). Cheaper than `where` where each
+   * row is read anyway (a scan that tests rows one by one, a walk of the date
+   * index), dearer where the rows come from an index that holds their id (an id
+   * set driving an AND), which `where` then tests without reading the row.
+   */
+  rowTest?: RawBuilder<SqlBool>
+  /**
    * PostgreSQL: the same rows as a union of row tests on `transactions`, each
    * found by an index of its own (free text: the row's own text, its labels',
    * its extensions', its account's name). A count pushes the rest of an AND
@@ -180,15 +188,16 @@ export class Narrower {
     return and(segments.map((s) => sql<SqlBool>`${expression} ${this.like} ${`%${s}%`}`))
   }
 
-  /** A narrowing by a subquery of transaction ids (and its correlated form, if any). */
+  /** A narrowing by a subquery of transaction ids (and its other forms, if any). */
   private idsIn(
     ids: RawBuilder<unknown>,
     exact: boolean,
     correlated?: RawBuilder<SqlBool>,
+    rowTest?: RawBuilder<SqlBool>,
   ): Narrowing {
     if (this.options.idSets === false) return EVERY_ROW
     if (!this.options.dateOrder) {
-      return { where: sql<SqlBool>`transactions.id in (${ids})`, exact, ids, correlated }
+      return { where: sql<SqlBool>`transactions.id in (${ids})`, exact, ids, correlated, rowTest }
     }
     if (!this.plannerHints) {
       // PostgreSQL walks the date index by itself when a row's own test is cheap.
@@ -201,7 +210,7 @@ export class Narrower {
     }
     // Walking the date index, a probe per row beats building the whole set first.
     return {
-      where: correlated ?? sql<SqlBool>`+transactions.id in (${ids})`,
+      where: correlated ?? rowTest ?? sql<SqlBool>`+transactions.id in (${ids})`,
       exact,
       ids,
       correlated,
@@ -230,7 +239,12 @@ export class Narrower {
         return { where: null, exact: true }
       case 'and': {
         const parts = node.items.map((item) => this.narrow(item))
-        const wheres = parts.flatMap((p) => (p.where ? [p.where] : []))
+        // Without an id set to drive it, the AND reads each row it tests: a
+        // NOT of a text term then tests the row's own document number.
+        const drivenByIds = parts.some((p) => p.ids)
+        const wheres = parts.flatMap((p) =>
+          p.where ? [!drivenByIds && p.rowTest ? p.rowTest : p.where] : [],
+        )
         // Arms of two parts combine pairwise (own text and own text is one scan
         // of both trigram conditions), while there are few; the rest of the
         // parts are tested on each arm's rows.
@@ -313,7 +327,11 @@ export class Narrower {
     if (!inner.where) return { where: sql<SqlBool>`1 = 0`, exact: true }
     // The per-row form, where there is one: PostgreSQL runs a NOT IN whose set
     // outgrows work_mem as a subquery per row (minutes at 5M rows).
-    return { where: sql<SqlBool>`not ${inner.correlated ?? inner.where}`, exact: true }
+    return {
+      where: sql<SqlBool>`not ${inner.correlated ?? inner.where}`,
+      exact: true,
+      rowTest: inner.rowTest && !inner.correlated ? sql<SqlBool>`not ${inner.rowTest}` : undefined,
+    }
   }
 
   // Free text: the transaction's own text, its labels and extensions (one
@@ -327,12 +345,14 @@ export class Narrower {
       return this.idsIn(
         sql.join(
           [
-            exact,
+            exact.ids,
             ...(byAccount ? [sql`select t2.id from transactions t2 where ${byAccount('t2')}`] : []),
           ],
           sql` union `,
         ),
         true,
+        undefined,
+        or([exact.ofRow, ...(byAccount ? [byAccount('transactions')] : [])]),
       )
     }
     const segments = needleSegments(needle)
@@ -424,8 +444,15 @@ export class Narrower {
    * extension's key and text on lines of their own, so no match spans two
    * strings the matcher reads apart. Free text is looked for in both documents
    * (text and keys), a field in the text's.
+   *
+   * Also as a test of the row at hand (`ofRow`, Narrowing.rowTest): its
+   * document number among the matching ones, a set of numbers built once,
+   * which spares the lookup of each match's id (a NOT of 100,000 matches over
+   * a million rows read one by one: 0.55 s instead of 1 s). Never NULL.
    */
-  private exactText(node: TextNode): RawBuilder<unknown> | null {
+  private exactText(
+    node: TextNode,
+  ): { ids: RawBuilder<unknown>; ofRow: RawBuilder<SqlBool> } | null {
     const { text } = this.options
     if (!text || !this.searchDocuments || !isDocumentPhrase(node.needle)) return null
     const queued = text.queuedMatching(node)
@@ -437,9 +464,16 @@ export class Narrower {
         : DOCUMENT_NUMBERS(phrase)
     const found = withRowHashIds(indexed, node)
     const documents = sql`select t.id from transactions t where t.search_n in (${found}) and t.id not in (${QUEUED_IDS})`
-    return queued.length === 0
-      ? documents
-      : sql`${documents} union select value from json_each(${JSON.stringify(queued)})` // SQLite only
+    // A test of the row, never an index to drive the plan (a page walks the
+    // date index): `+`, and no `is not null`, which the partial index on the
+    // number would take up. A row without a number is false, not NULL.
+    const documented = sql<SqlBool>`(coalesce(+transactions.search_n in (${found}), 0) and transactions.id not in (${QUEUED_IDS}))`
+    if (queued.length === 0) return { ids: documents, ofRow: documented }
+    const queuedIds = sql`select value from json_each(${JSON.stringify(queued)})` // SQLite only
+    return {
+      ids: sql`${documents} union ${queuedIds}`,
+      ofRow: or([documented, sql<SqlBool>`transactions.id in (${queuedIds})`]),
+    }
   }
 
   private fieldText(node: Extract<QueryNode, { kind: 'field_text' }>): Narrowing {
@@ -452,7 +486,7 @@ export class Narrower {
       // A needle most rows hold: a test of the row's own column (broadFreeText).
       if (this.isBroad(node)) return { where: ownTextHolds(node), exact: true }
       const exact = this.exactText(node)
-      if (exact) return this.idsIn(exact, true)
+      if (exact) return this.idsIn(exact.ids, true, undefined, exact.ofRow)
     }
     const segments = needleSegments(needle)
     if (!this.searchDocuments && this.options.text && isPrintableAscii(needle)) {

@@ -22,6 +22,7 @@ import type { Narrowing, TextContext } from './narrow.js'
 import { loadTextContext } from './text-context.js'
 import {
   type StreamProgress,
+  boundedCandidates,
   candidateQuery,
   countCandidates,
   matchingRows,
@@ -99,16 +100,27 @@ export async function searchWith(deps: SearchDeps, input: SearchInput): Promise<
     // test/search-narrowing.test.ts): count and page in SQL, and still let the
     // matcher confirm the page.
     const matched = await countExactly(db, query, narrowing, filter, textContext)
-    const paging =
-      matched > searchTuning.dateOrderThreshold
-        ? narrowingFor(db, query, { dateOrder: true, text: textContext })
-        : narrowing
-    let candidates = candidateQuery(db, paging, filter)
-    if (page.after) candidates = afterKey(candidates, page.after, page.order)
-    const fetched = await inKeysetOrder(candidates.selectAll('transactions'), page.order)
-      .limit(limit + 1)
-      .offset(offset)
-      .execute()
+    // The count is exact, so a page past it holds nothing: not read at all.
+    // A page of many matches walks the date index and stops at the page; a
+    // page of few reads its set and sorts it, at most what the count cost,
+    // where walking the date index towards rows that are not there could
+    // read every row at random (5 s for no match at a million rows).
+    let fetched: TransactionRow[] = []
+    if (matched > offset) {
+      let candidates =
+        matched > searchTuning.dateOrderThreshold
+          ? candidateQuery(
+              db,
+              narrowingFor(db, query, { dateOrder: true, text: textContext }),
+              filter,
+            )
+          : boundedCandidates(db, narrowing, filter)
+      if (page.after) candidates = afterKey(candidates, page.after, page.order)
+      fetched = await inKeysetOrder(candidates.selectAll('transactions'), page.order)
+        .limit(limit + 1)
+        .offset(offset)
+        .execute()
+    }
     const { rows, next_cursor } = keysetPageOf(fetched, page)
     const subjects = await loadSubjects(db, rows)
     if (subjects.every((s) => matches(query, s))) {

@@ -104,7 +104,7 @@ export function candidateQuery(db: DbExecutor, narrowing: Narrowing, filter: Tra
  * reads every row in the date range to test the rest, 10× slower for
  * `amount:<-100 date:2024`.
  */
-function boundedCandidates(db: DbExecutor, narrowing: Narrowing, filter: TransactionFilter) {
+export function boundedCandidates(db: DbExecutor, narrowing: Narrowing, filter: TransactionFilter) {
   if (!needsPlannerHints(db)) return candidateQuery(db, narrowing, filter)
   const set = candidateQuery(db, narrowing, filter).select(sql`transactions.rowid`.as('r'))
   return db.selectFrom('transactions').where(sql<SqlBool>`transactions.rowid in (${set})`)
