@@ -429,6 +429,20 @@ test('narrowed search returns exactly what the matcher returns over every row', 
     }
     assert.deepEqual(streamed, expected, `stream: ${q}`)
     if (i % 4 === 0) assert.deepEqual(await walkByCursor(ctx, q, 9), expected, `cursor: ${q}`)
+    if (i % 3 === 0) {
+      // A few days' rows (the dashboard's date filter) are read in date order.
+      const inRange = subjects
+        .filter((s) => s.transaction.date >= '2024-01-01' && s.transaction.date < '2024-03-01')
+        .filter((s) => matches(query, s))
+        .map((s) => s.transaction.id)
+      const ranged = await search({ q, limit: 1000, since: '2024-01-01', until: '2024-02-29' })
+      assert.deepEqual(
+        ranged.transactions.map((tx) => tx.id),
+        inRange,
+        `search since/until: ${q}`,
+      )
+      assert.equal(ranged.total, inRange.length, `total since/until: ${q}`)
+    }
     // Oldest first: the same matches and count, exactly reversed.
     const reversed = [...expected].reverse()
     const oldest = await search({ q, limit: 1000, order: 'asc' })
@@ -454,6 +468,8 @@ test('narrowed search returns exactly what the matcher returns over every row', 
   searchTuning.dateOrderThreshold = 2
   // Every free-text term tested row by row (SQLite), however few rows hold it.
   searchTuning.broadTextShare = 0
+  // No date range counts as few rows: date terms and filters join the id sets.
+  searchTuning.fewDaysRows = -1
   t.after(() => Object.assign(searchTuning, saved))
   for (let i = 0; i < 150; i++) {
     const q = fixed[i] ?? randomQuery(rand, ids)
@@ -465,6 +481,18 @@ test('narrowed search returns exactly what the matcher returns over every row', 
       expected,
       `search (tuned): ${q}`,
     )
+    if (i % 3 === 2) {
+      const inRange = subjects
+        .filter((s) => s.transaction.date >= '2024-01-01' && s.transaction.date < '2024-03-01')
+        .filter((s) => matches(query, s))
+        .map((s) => s.transaction.id)
+      const ranged = await search({ q, limit: 1000, since: '2024-01-01', until: '2024-02-29' })
+      assert.deepEqual(
+        ranged.transactions.map((tx) => tx.id),
+        inRange,
+        `search since/until (tuned): ${q}`,
+      )
+    }
     const page = await search({ q, limit: 5, offset: 3 })
     assert.deepEqual(
       page.transactions.map((tx) => tx.id),

@@ -2,13 +2,16 @@
 import { yieldToEventLoop } from '../clock.js'
 import { throwIfClosing } from '../signals.js'
 import type { Logger } from 'pino'
+import { sql } from 'kysely'
 import type { ServiceContext } from '../context.js'
+import { needsPlannerHints } from '../db/dialect.js'
 import type { DbExecutor } from '../db/schema.js'
 import type { TransactionJson } from '../ledger/json.js'
 import { toTransactionsJson } from '../ledger/snapshots.js'
 import type { TransactionRow } from '../ledger/tables.js'
 import {
   afterKey,
+  filteredTransactions,
   inKeysetOrder,
   transactionListScope,
   type TransactionFilter,
@@ -92,14 +95,18 @@ export async function searchWith(deps: SearchDeps, input: SearchInput): Promise<
   // synchronous) and stops when the service closes (503, docs/architecture.md).
   const stream = { pause: yieldToEventLoop, signal: deps.closing, order: page.order }
   const db = deps.db
+  // A few days' rows (the dashboard's month) are read one by one in date
+  // order, count and page alike, rather than joined from the ledger-wide sets
+  // of what each term matches (`coffee` in a month of a million rows: 1 s).
+  const byDate = await withinFewDays(db, query, filter)
   const textContext = await loadTextContext(db, query)
-  const narrowing = narrowingFor(db, query, { text: textContext })
+  const narrowing = narrowingFor(db, query, { text: textContext, dateOrder: byDate })
 
   if (narrowing.exact) {
     // SQL selects exactly what the matcher accepts (property-tested in
     // test/search-narrowing.test.ts): count and page in SQL, and still let the
     // matcher confirm the page.
-    const matched = await countExactly(db, query, narrowing, filter, textContext)
+    const matched = await countExactly(db, query, narrowing, filter, textContext, byDate)
     // The count is exact, so a page past it holds nothing: not read at all.
     // A page of many matches walks the date index and stops at the page; a
     // page of few reads its set and sorts it, at most what the count cost,
@@ -107,8 +114,9 @@ export async function searchWith(deps: SearchDeps, input: SearchInput): Promise<
     // read every row at random (5 s for no match at a million rows).
     let fetched: TransactionRow[] = []
     if (matched > offset) {
-      let candidates =
-        matched > searchTuning.dateOrderThreshold
+      let candidates = byDate
+        ? candidateQuery(db, narrowing, filter)
+        : matched > searchTuning.dateOrderThreshold
           ? candidateQuery(
               db,
               narrowingFor(db, query, { dateOrder: true, text: textContext }),
@@ -193,11 +201,46 @@ async function countExactly(
   narrowing: Narrowing,
   filter: TransactionFilter,
   text: TextContext | undefined,
+  dateOrder: boolean,
 ): Promise<number> {
   if (query.kind !== 'not') return countCandidates(db, narrowing, filter)
   const [all, inner] = await Promise.all([
     countCandidates(db, { where: null, exact: true }, filter),
-    countCandidates(db, narrowingFor(db, query.item, { text }), filter),
+    countCandidates(db, narrowingFor(db, query.item, { text, dateOrder }), filter),
   ])
   return all - inner
+}
+
+/**
+ * SQLite: whether every match lies among few rows of the date index (at most
+ * `searchTuning.fewDaysRows`): those of the filter's `since`/`until` and of
+ * the date terms the whole query needs. Counted up to that bound, a few
+ * milliseconds whatever the range.
+ */
+async function withinFewDays(
+  db: DbExecutor,
+  query: QueryNode,
+  filter: TransactionFilter,
+): Promise<boolean> {
+  if (!needsPlannerHints(db)) return false
+  const terms = (query.kind === 'and' ? query.items : [query]).filter(
+    (node) => node.kind === 'instant' && node.field === 'date',
+  )
+  if (filter.since === undefined && filter.until === undefined && terms.length === 0) return false
+  let rows = filteredTransactions(db, { since: filter.since, until: filter.until })
+  for (const term of terms) {
+    const { where } = narrowingFor(db, term)
+    if (where) rows = rows.where(where)
+  }
+  const bound = searchTuning.fewDaysRows
+  const { n } = await db
+    .selectFrom(
+      rows
+        .select(sql`1`.as('one'))
+        .limit(bound + 1)
+        .as('few'),
+    )
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow()
+  return Number(n) <= bound
 }

@@ -10,6 +10,11 @@ export const searchTuning = {
   /** Above this many matches, a page walks the date index instead of sorting every match. */
   dateOrderThreshold: 5_000,
   /**
+   * SQLite: a search whose dates (filter or date terms) hold at most this many
+   * rows reads them one by one in date order, count and page alike.
+   */
+  fewDaysRows: 20_000,
+  /**
    * SQLite: a text term whose needle the rows' own text holds in at least this
    * share of a sample of rows is tested row by row, not gathered through the
    * trigram documents (narrow.ts broadFreeText): "card" in a bank's every row.
