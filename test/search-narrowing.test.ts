@@ -408,6 +408,18 @@ test('narrowed search returns exactly what the matcher returns over every row', 
   )
   const plans: Record<SearchPlan, number> = { sql: 0, matcher: 0 }
   const search = observedSearch(ctx, plans)
+  /** The matches of `q` within January and February 2024, by the list's date filter. */
+  const searchWithinDates = async (q: string, pass: string) => {
+    const query = parseQuery(q)
+    const expected = subjects
+      .filter((s) => s.transaction.date >= '2024-01-01' && s.transaction.date < '2024-03-01')
+      .filter((s) => matches(query, s))
+      .map((s) => s.transaction.id)
+    const found = await search({ q, limit: 1000, since: '2024-01-01', until: '2024-02-29' })
+    const ids = found.transactions.map((tx) => tx.id)
+    assert.deepEqual(ids, expected, `search since/until${pass}: ${q}`)
+    assert.equal(found.total, expected.length, `total since/until${pass}: ${q}`)
+  }
   const saved = { ...searchTuning }
   let nonEmpty = 0
   for (let i = 0; i < 400 + fixed.length; i++) {
@@ -429,20 +441,8 @@ test('narrowed search returns exactly what the matcher returns over every row', 
     }
     assert.deepEqual(streamed, expected, `stream: ${q}`)
     if (i % 4 === 0) assert.deepEqual(await walkByCursor(ctx, q, 9), expected, `cursor: ${q}`)
-    if (i % 3 === 0) {
-      // A few days' rows (the dashboard's date filter) are read in date order.
-      const inRange = subjects
-        .filter((s) => s.transaction.date >= '2024-01-01' && s.transaction.date < '2024-03-01')
-        .filter((s) => matches(query, s))
-        .map((s) => s.transaction.id)
-      const ranged = await search({ q, limit: 1000, since: '2024-01-01', until: '2024-02-29' })
-      assert.deepEqual(
-        ranged.transactions.map((tx) => tx.id),
-        inRange,
-        `search since/until: ${q}`,
-      )
-      assert.equal(ranged.total, inRange.length, `total since/until: ${q}`)
-    }
+    // A few days' rows (the dashboard's date filter) are read in date order.
+    if (i % 3 === 0) await searchWithinDates(q, '')
     // Oldest first: the same matches and count, exactly reversed.
     const reversed = [...expected].reverse()
     const oldest = await search({ q, limit: 1000, order: 'asc' })
@@ -481,18 +481,7 @@ test('narrowed search returns exactly what the matcher returns over every row', 
       expected,
       `search (tuned): ${q}`,
     )
-    if (i % 3 === 2) {
-      const inRange = subjects
-        .filter((s) => s.transaction.date >= '2024-01-01' && s.transaction.date < '2024-03-01')
-        .filter((s) => matches(query, s))
-        .map((s) => s.transaction.id)
-      const ranged = await search({ q, limit: 1000, since: '2024-01-01', until: '2024-02-29' })
-      assert.deepEqual(
-        ranged.transactions.map((tx) => tx.id),
-        inRange,
-        `search since/until (tuned): ${q}`,
-      )
-    }
+    if (i % 3 === 2) await searchWithinDates(q, ' (tuned)')
     const page = await search({ q, limit: 5, offset: 3 })
     assert.deepEqual(
       page.transactions.map((tx) => tx.id),
