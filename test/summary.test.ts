@@ -183,11 +183,13 @@ async function expectedFromSearch(
   ledger: Ledger,
   q: string,
   keyOf: (t: Json) => string | null,
+  dates: { since?: string; until?: string } = {},
 ): Promise<Group[]> {
+  const range = Object.entries(dates).map(([k, v]) => `&${k}=${v}`)
   const found = await expectStatus(
     ledger.app,
     'GET',
-    `/api/v1/transactions/search?q=${encodeURIComponent(q)}&limit=1000`,
+    `/api/v1/transactions/search?q=${encodeURIComponent(q)}&limit=1000${range.join('')}`,
     200,
   )
   assert.equal(found.total_is_lower_bound, false)
@@ -444,6 +446,10 @@ test('a query gives the sums of its search results, whether SQL or the matcher d
         `${q}: count`,
       )
     }
+    // Within a few days (read row by row on SQLite, search/stream.ts withinFewDays).
+    const dates = { since: '2025-01-01', until: '2025-01-05' }
+    const ranged = await summary(ledger, { q, group_by: 'label', by_label: 'category', ...dates })
+    assert.deepEqual(ranged.groups, await expectedFromSearch(ledger, q, labelOf, dates), q)
     // How it ran, asked of the service itself.
     let ran: SummaryPlan | undefined
     await summarizeWith({ db: ledger.app.ctx.db.kysely, onPlan: (p) => (ran = p) }, { q })

@@ -2,16 +2,13 @@
 import { yieldToEventLoop } from '../clock.js'
 import { throwIfClosing } from '../signals.js'
 import type { Logger } from 'pino'
-import { sql } from 'kysely'
 import type { ServiceContext } from '../context.js'
-import { needsPlannerHints } from '../db/dialect.js'
 import type { DbExecutor } from '../db/schema.js'
 import type { TransactionJson } from '../ledger/json.js'
 import { toTransactionsJson } from '../ledger/snapshots.js'
 import type { TransactionRow } from '../ledger/tables.js'
 import {
   afterKey,
-  filteredTransactions,
   inKeysetOrder,
   transactionListScope,
   type TransactionFilter,
@@ -30,6 +27,7 @@ import {
   countCandidates,
   matchingRows,
   narrowingFor,
+  withinFewDays,
 } from './stream.js'
 import { searchTuning } from './tuning.js'
 import { loadSubjects } from './subjects.js'
@@ -209,38 +207,4 @@ async function countExactly(
     countCandidates(db, narrowingFor(db, query.item, { text, dateOrder }), filter),
   ])
   return all - inner
-}
-
-/**
- * SQLite: whether every match lies among few rows of the date index (at most
- * `searchTuning.fewDaysRows`): those of the filter's `since`/`until` and of
- * the date terms the whole query needs. Counted up to that bound, a few
- * milliseconds whatever the range.
- */
-async function withinFewDays(
-  db: DbExecutor,
-  query: QueryNode,
-  filter: TransactionFilter,
-): Promise<boolean> {
-  if (!needsPlannerHints(db)) return false
-  const terms = (query.kind === 'and' ? query.items : [query]).filter(
-    (node) => node.kind === 'instant' && node.field === 'date',
-  )
-  if (filter.since === undefined && filter.until === undefined && terms.length === 0) return false
-  let rows = filteredTransactions(db, { since: filter.since, until: filter.until })
-  for (const term of terms) {
-    const { where } = narrowingFor(db, term)
-    if (where) rows = rows.where(where)
-  }
-  const bound = searchTuning.fewDaysRows
-  const { n } = await db
-    .selectFrom(
-      rows
-        .select(sql`1`.as('one'))
-        .limit(bound + 1)
-        .as('few'),
-    )
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow()
-  return Number(n) <= bound
 }

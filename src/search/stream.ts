@@ -236,3 +236,37 @@ export function matchingTransactions(
 ): AsyncIterable<TransactionJson[]> {
   return matchingPages(db, query, {}, options)
 }
+
+/**
+ * SQLite: whether every match lies among few rows of the date index (at most
+ * `searchTuning.fewDaysRows`): those of the filter's `since`/`until` and of
+ * the date terms the whole query needs. Counted up to that bound, a few
+ * milliseconds whatever the range.
+ */
+export async function withinFewDays(
+  db: DbExecutor,
+  query: QueryNode,
+  filter: TransactionFilter,
+): Promise<boolean> {
+  if (!needsPlannerHints(db)) return false
+  const terms = (query.kind === 'and' ? query.items : [query]).filter(
+    (node) => node.kind === 'instant' && node.field === 'date',
+  )
+  if (filter.since === undefined && filter.until === undefined && terms.length === 0) return false
+  let rows = filteredTransactions(db, { since: filter.since, until: filter.until })
+  for (const term of terms) {
+    const { where } = narrowingFor(db, term)
+    if (where) rows = rows.where(where)
+  }
+  const bound = searchTuning.fewDaysRows
+  const { n } = await db
+    .selectFrom(
+      rows
+        .select(sql`1`.as('one'))
+        .limit(bound + 1)
+        .as('few'),
+    )
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow()
+  return Number(n) <= bound
+}

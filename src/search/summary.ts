@@ -31,7 +31,7 @@ import type { Narrowing } from './narrow.js'
 import { parseQueryText } from './parse.js'
 import { ALL_ROWS, pendingKey, readRollups, wholeDays } from './rollups.js'
 import type { SearchDeps } from './service.js'
-import { candidateQuery, matchingRows, narrowingFor } from './stream.js'
+import { candidateQuery, matchingRows, narrowingFor, withinFewDays } from './stream.js'
 import { loadTextContext } from './text-context.js'
 
 export type { SummaryInput, SummaryJson }
@@ -170,7 +170,9 @@ async function summedFromRows(
   byLabel: string | null,
 ): Promise<RawGroup[]> {
   const db = deps.db
-  const narrowing = narrowingFor(db, query, { text: await loadTextContext(db, query) })
+  // A few days' rows are summed reading each (search/service.ts, the same).
+  const dateOrder = await withinFewDays(db, query, filter)
+  const narrowing = narrowingFor(db, query, { text: await loadTextContext(db, query), dateOrder })
   if (narrowing.exact) {
     deps.onPlan?.('sql')
     return summedInSql(db, narrowing, filter, prefix, byLabel)
