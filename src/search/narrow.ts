@@ -58,8 +58,9 @@ export interface NarrowOptions {
   /**
    * SQLite: keep id sets from driving the plan (`+id`, or a probe per row where
    * the set has a correlated form), so that a page of a large set walks the
-   * (date, id) index in order instead of sorting every member. Right for big
-   * sets only; small ones are faster driven by their ids.
+   * (date, id) index in order instead of sorting every member, and a search
+   * within a few days reads just their rows (stream.ts withinFewDays). Right
+   * for those only; a small set elsewhere is faster driven by its ids.
    */
   dateOrder?: boolean
   /**
