@@ -67,9 +67,21 @@ async function countCandidatesUpTo(
   limit: number,
 ): Promise<number> {
   if (narrowing.arms || !narrowing.where) return countCandidates(db, narrowing, filter)
+  return countUpTo(db, candidateQuery(db, narrowing, filter), limit)
+}
+
+/** The rows of `rows`, counted up to `limit`. */
+async function countUpTo(
+  db: DbExecutor,
+  rows: ReturnType<typeof filteredTransactions>,
+  limit: number,
+): Promise<number> {
   const row = await db
     .selectFrom(
-      candidateQuery(db, narrowing, filter).select('transactions.id').limit(limit).as('c'),
+      rows
+        .select(sql`1`.as('one'))
+        .limit(limit)
+        .as('counted'),
     )
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow()
@@ -248,7 +260,8 @@ export async function withinFewDays(
   query: QueryNode,
   filter: TransactionFilter,
 ): Promise<boolean> {
-  if (!needsPlannerHints(db)) return false
+  // A query without terms has nothing to read row by row.
+  if (!needsPlannerHints(db) || query.kind === 'all') return false
   const terms = (query.kind === 'and' ? query.items : [query]).filter(
     (node) => node.kind === 'instant' && node.field === 'date',
   )
@@ -259,14 +272,5 @@ export async function withinFewDays(
     if (where) rows = rows.where(where)
   }
   const bound = searchTuning.fewDaysRows
-  const { n } = await db
-    .selectFrom(
-      rows
-        .select(sql`1`.as('one'))
-        .limit(bound + 1)
-        .as('few'),
-    )
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow()
-  return Number(n) <= bound
+  return (await countUpTo(db, rows, bound + 1)) <= bound
 }
