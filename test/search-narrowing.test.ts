@@ -392,6 +392,12 @@ test('narrowed search returns exactly what the matcher returns over every row', 
   // Needles the old documents matched across an extension's key and value, or
   // inside a JSON escape; U+017F, which FTS5 folds to "s".
   fixed.push('u0001', '"rate 10"', '"deductible true"', 'nbreak', 'starbucks', 'tar', 'stanbul')
+  // ANDs of NOTs, counted as NOT (a OR b): ids, text and a row test together.
+  fixed.push(
+    `-label:${LABEL_KEYS[0]}=food -starbucks`,
+    'NOT kiosk -istanbul -"a_b"',
+    '-starbucks -(kiosk OR amount:>10) NOT pending:true',
+  )
   // Row hash ids, which the documents do not hold (row-hash-ids.ts): pieces of
   // one, across its prefix, as a field, negated, and in upper case.
   const hashed = ids.find((id) => ROW_HASH_ID.test(id))

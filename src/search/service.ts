@@ -191,7 +191,7 @@ export async function searchWith(deps: SearchDeps, input: SearchInput): Promise<
 /**
  * The exact count of an exact narrowing. `NOT x` (a broad query: most rows)
  * counts as the filtered rows less those where x holds, each an index count,
- * rather than testing x on every row.
+ * rather than testing x on every row; so does `-a -b`, as NOT (a OR b).
  */
 async function countExactly(
   db: DbExecutor,
@@ -201,10 +201,27 @@ async function countExactly(
   text: TextContext | undefined,
   dateOrder: boolean,
 ): Promise<number> {
-  if (query.kind !== 'not') return countCandidates(db, narrowing, filter)
-  const [all, inner] = await Promise.all([
+  const negated = negatedPart(query)
+  const inner = negated && narrowingFor(db, negated, { text, dateOrder })
+  // An OR of too many alternatives does not narrow exactly: counted as it is.
+  if (!inner?.exact) return countCandidates(db, narrowing, filter)
+  const [all, held] = await Promise.all([
     countCandidates(db, { where: null, exact: true }, filter),
-    countCandidates(db, narrowingFor(db, query.item, { text, dateOrder }), filter),
+    countCandidates(db, inner, filter),
   ])
-  return all - inner
+  return all - held
+}
+
+/**
+ * What a query is the NOT of: `NOT x` of x, and an AND of NOTs (`-coffee
+ * -seattle`) of the OR of what each negates, whose id sets unite in one index
+ * count where the AND tested both on every row (0.73 s to 0.2 s at a million).
+ */
+const isNot = (node: QueryNode): node is Extract<QueryNode, { kind: 'not' }> => node.kind === 'not'
+
+function negatedPart(query: QueryNode): QueryNode | null {
+  if (query.kind === 'not') return query.item
+  if (query.kind === 'and' && query.items.every(isNot))
+    return { kind: 'or', items: query.items.map((item) => item.item) }
+  return null
 }
