@@ -40,3 +40,19 @@ export type QueryNode =
   | { kind: 'ext'; key: string; op: KeyedOp; value?: string }
   | { kind: 'rel'; relKind: string; target?: string }
   | { kind: 'related'; id: string }
+
+const isNot = (node: QueryNode): node is Extract<QueryNode, { kind: 'not' }> => node.kind === 'not'
+
+/**
+ * What a query is the NOT of: `NOT x` of x, and an AND of NOTs (`-coffee
+ * -seattle`) of the OR of what each negates; null for any other query. Counts
+ * and sums of such a query are those of every filtered row less those of this
+ * part, which its indexes find (search/service.ts, search/summary.ts), where
+ * the query itself is a test of every row.
+ */
+export function negatedPart(query: QueryNode): QueryNode | null {
+  if (query.kind === 'not') return query.item
+  if (query.kind === 'and' && query.items.every(isNot))
+    return { kind: 'or', items: query.items.map((item) => item.item) }
+  return null
+}
