@@ -92,10 +92,15 @@ export async function summarizeWith(deps: SummaryDeps, input: SummaryInput): Pro
   const query = parseQueryText(text)
   const filter = transactionFilterOf(input)
   const db = deps.db
+  // A few days' rows are summed reading each (search/service.ts, the same).
+  const fewDays = await withinFewDays(db, query, filter)
   const ahead =
-    deps.rollups === false ? null : await summedWithRollups(db, query, filter, period, byLabel)
+    deps.rollups === false || fewDays
+      ? null
+      : await summedWithRollups(db, query, filter, period, byLabel)
   if (ahead) deps.onPlan?.(ahead.plan)
-  const raw = ahead?.groups ?? (await summedFromRows(deps, query, filter, PREFIX[period], byLabel))
+  const raw =
+    ahead?.groups ?? (await summedFromRows(deps, query, filter, PREFIX[period], byLabel, fewDays))
   return {
     query: text,
     period,
@@ -109,7 +114,7 @@ export async function summarizeWith(deps: SummaryDeps, input: SummaryInput): Pro
  * The sums the rollups (search/rollups.ts) answer exactly: SQLite, no label
  * filter, a range of whole days, and no query (their own sums) or a query of
  * NOTs alone (`NOT label:category=transfer`: the reports page's "everything
- * but"), summed as theirs less those of the rows it leaves out, which the
+ * but") over more than a few days' rows, summed as theirs less those of the rows it leaves out, which the
  * database sums through their indexes (the query's own sums test every row:
  * 1.25 s at a million). Null otherwise, or while too many days wait to be rebuilt.
  */
@@ -212,10 +217,10 @@ async function summedFromRows(
   filter: TransactionFilter,
   prefix: number,
   byLabel: string | null,
+  /** The query's rows lie within a few days: read one by one (stream.ts withinFewDays). */
+  dateOrder: boolean,
 ): Promise<RawGroup[]> {
   const db = deps.db
-  // A few days' rows are summed reading each (search/service.ts, the same).
-  const dateOrder = await withinFewDays(db, query, filter)
   const narrowing = narrowingFor(db, query, { text: await loadTextContext(db, query), dateOrder })
   if (narrowing.exact) {
     deps.onPlan?.('sql')
