@@ -12,9 +12,11 @@ import {
   negateDecimal,
   normalizeAmount,
   parseDecimal,
+  parseTotal,
   subtractDecimal,
   subtractDecimalKeepingScale,
   sumDecimal,
+  TOTAL_MAX_LENGTH,
 } from './decimal.js'
 
 // [input, stored form]
@@ -248,6 +250,33 @@ for (const [values, total] of sums) {
     )
   })
 }
+
+test('a total may be longer than an amount: sums of the longest amounts parse back and add up', () => {
+  // Two of the longest negative amounts (64 characters each) sum to 65: a
+  // summary's outflow, which the service parses back from its database.
+  const longest = `-${'9'.repeat(60)}.00`
+  assert.equal(longest.length, AMOUNT_MAX_LENGTH)
+  const total = sumDecimal([longest, longest])
+  assert.equal(total, `-1${'9'.repeat(59)}8`)
+  assert.throws(() => parseDecimal(`${total}.00`), RangeError)
+  assert.deepEqual(parseTotal(`${total}.00`), { units: -BigInt(`1${'9'.repeat(59)}800`), scale: 2 })
+  // The arithmetic takes totals: a chart's "Other" and a balance's running sum.
+  const wide = `${'9'.repeat(70)}.${'1'.repeat(70)}`
+  assert.equal(addDecimal(wide, '0.0'), wide)
+  assert.equal(negateDecimal(wide), `-${wide}`)
+  assert.equal(compareDecimal(wide, `1${'0'.repeat(70)}`), -1)
+  assert.equal(subtractDecimal(wide, wide), '0')
+  assert.equal(isNegative(`-${wide}`), true)
+  const sum = new DecimalSum()
+  sum.add(wide)
+  sum.add(`-${wide}`)
+  assert.equal(formatScaled(sum.inflow), wide)
+  assert.equal(formatScaled(sum.sum), '0')
+  // Still bounded, and still only decimals.
+  assert.doesNotThrow(() => parseTotal('1'.repeat(TOTAL_MAX_LENGTH)))
+  for (const bad of ['1'.repeat(TOTAL_MAX_LENGTH + 1), '1e5', '', '1,000', `${wide}x`])
+    assert.throws(() => parseTotal(bad), RangeError, bad.slice(0, 20))
+})
 
 test('arithmetic rejects invalid amounts', () => {
   assert.throws(() => addDecimal('1e5', '1'), RangeError)

@@ -16,7 +16,19 @@ export const AMOUNT_MAX_LENGTH = DECIMAL_INPUT_MAX_CHARS
  * so the ledger records exactly what the client sent.
  */
 export function normalizeAmount(input: string): string | null {
-  if (typeof input !== 'string' || input.length > AMOUNT_MAX_LENGTH) return null
+  return normalizeWithin(input, AMOUNT_MAX_LENGTH)
+}
+
+/**
+ * The longest total the service reads back: a sum of amounts (a summary's
+ * inflow, a day of its rollups, a chart's total) may be longer than an amount,
+ * a million amounts of 63 digits adding up to 70. 256 characters hold the sum
+ * of any ledger's rows and keep the BigInt work of a bad text bounded.
+ */
+export const TOTAL_MAX_LENGTH = 256
+
+function normalizeWithin(input: string, maxLength: number): string | null {
+  if (typeof input !== 'string' || input.length > maxLength) return null
   if (!AMOUNT_PATTERN.test(input)) return null
   return input.startsWith('+') ? input.slice(1) : input
 }
@@ -51,7 +63,20 @@ function describe(text: unknown): string {
 
 /** Parses anything normalizeAmount accepts (a leading '+' included); RangeError otherwise. */
 export function parseDecimal(text: string): Scaled {
-  const normalized = normalizeAmount(text)
+  return parseWithin(text, AMOUNT_MAX_LENGTH)
+}
+
+/**
+ * Parses an amount or a total the service computed (a sum, a difference of
+ * sums), which may pass an amount's 64 characters (up to TOTAL_MAX_LENGTH);
+ * RangeError otherwise. The arithmetic below takes either.
+ */
+export function parseTotal(text: string): Scaled {
+  return parseWithin(text, TOTAL_MAX_LENGTH)
+}
+
+function parseWithin(text: string, maxLength: number): Scaled {
+  const normalized = normalizeWithin(text, maxLength)
   if (normalized === null) throw new RangeError(`invalid amount: ${describe(text)}`)
   const { negative, int, frac } = splitParts(normalized)
   // The pattern guarantees at least one digit in int + frac.
@@ -109,7 +134,7 @@ export function addScaled(a: Scaled, b: Scaled): Scaled {
 }
 
 export function compareDecimal(a: string, b: string): -1 | 0 | 1 {
-  const [x, y] = align(parseDecimal(a), parseDecimal(b))
+  const [x, y] = align(parseTotal(a), parseTotal(b))
   return x < y ? -1 : x > y ? 1 : 0
 }
 
@@ -119,12 +144,12 @@ export function equalDecimal(a: string, b: string): boolean {
 }
 
 export function addDecimal(a: string, b: string): string {
-  const [x, y, scale] = align(parseDecimal(a), parseDecimal(b))
+  const [x, y, scale] = align(parseTotal(a), parseTotal(b))
   return formatScaled({ units: x + y, scale })
 }
 
 export function subtractDecimal(a: string, b: string): string {
-  const [x, y, scale] = align(parseDecimal(a), parseDecimal(b))
+  const [x, y, scale] = align(parseTotal(a), parseTotal(b))
   return formatScaled({ units: x - y, scale })
 }
 
@@ -134,7 +159,7 @@ export function subtractDecimal(a: string, b: string): string {
  * writes (SPEC 1.3 rule 6), where subtractDecimal would give the canonical "7.5".
  */
 export function subtractDecimalKeepingScale(a: string, b: string): string {
-  const [x, y, scale] = align(parseDecimal(a), parseDecimal(b))
+  const [x, y, scale] = align(parseTotal(a), parseTotal(b))
   return formatScaledKeepingScale({ units: x - y, scale })
 }
 
@@ -147,7 +172,7 @@ export function formatScaledKeepingScale({ units, scale }: Scaled): string {
 }
 
 export function negateDecimal(a: string): string {
-  const { units, scale } = parseDecimal(a)
+  const { units, scale } = parseTotal(a)
   return formatScaled({ units: -units, scale })
 }
 
@@ -155,7 +180,7 @@ export function negateDecimal(a: string): string {
 export function sumDecimal(values: Iterable<string>): string {
   let total: Scaled = { units: 0n, scale: 0 }
   for (const value of values) {
-    const [x, y, scale] = align(total, parseDecimal(value))
+    const [x, y, scale] = align(total, parseTotal(value))
     total = { units: x + y, scale }
   }
   return formatScaled(total)
@@ -163,7 +188,7 @@ export function sumDecimal(values: Iterable<string>): string {
 
 /** Strictly below zero: "-0" is not negative. */
 export function isNegative(a: string): boolean {
-  return parseDecimal(a).units < 0n
+  return parseTotal(a).units < 0n
 }
 
 /** Amounts of at most this many digits add up as doubles (exact below 2^53), the rest as BigInt. */
@@ -177,8 +202,9 @@ const SMALL_FLUSH_AT = 2 ** 52
  * either). Built for summing a million amounts fast: an amount of up to 15
  * digits is read with a char loop into a double and added to a double sum kept
  * per scale (exact: every partial stays below 2^53), which moves into a BigInt
- * before it could lose a digit; longer amounts go through parseDecimal. Throws
- * RangeError on text that is not an amount, as parseDecimal does.
+ * before it could lose a digit; longer amounts, and totals such as a day of the
+ * summary rollups, go through parseTotal. Throws RangeError on text that is not
+ * a decimal, as parseTotal does.
  */
 export class DecimalSum {
   count = 0
@@ -209,7 +235,7 @@ export class DecimalSum {
       if (scale >= 0) scale++
     }
     if (i < text.length || digits === 0) {
-      const parsed = parseDecimal(text)
+      const parsed = parseTotal(text)
       this.#addBig(
         parsed.units < 0n ? 1 : 0,
         parsed.units < 0n ? -parsed.units : parsed.units,

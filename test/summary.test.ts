@@ -473,6 +473,58 @@ test('a query gives the sums of its search results, whether SQL or the matcher d
   }
 })
 
+test('sums longer than an amount (the longest amounts added up) answer exactly on every plan', async (t) => {
+  const ledger = await setup(t)
+  // 64 characters each, the longest amounts: two outflows sum to 65 characters,
+  // the inflows to 129, past what an amount may be (a fuzz finding: a 500).
+  const longestOut = `-${'9'.repeat(63)}`
+  const longestIn = '9'.repeat(64)
+  const big = [longestOut, longestOut, longestIn, longestIn, `.${'1'.repeat(63)}`]
+  for (const [i, amount] of big.entries()) {
+    const created = await createTransaction(ledger.app, {
+      account_id: ledger.accounts.usd,
+      amount,
+      // One day: a day of the rollups (SQLite) holds a long total too.
+      date: `2019-07-01T1${i}:00:00Z`,
+      description: i % 2 ? 'crème huge' : 'huge',
+    })
+    await expectStatus(
+      ledger.app,
+      'PUT',
+      `/api/v1/transactions/${encodeURIComponent(created.id)}/labels`,
+      200,
+      { labels: { category: 'huge' } },
+    )
+  }
+  const labelOf = (tx: Json) => (tx.labels?.category as string | undefined) ?? null
+  const check = async (when: string) => {
+    // No query (the rollups on SQLite once rebuilt), SQL, the matcher, NOTs alone.
+    for (const q of ['', 'huge', 'crème', '-wallet', 'label:category=huge']) {
+      for (const grouping of [{}, { group_by: 'label', by_label: 'category' }] as const) {
+        const body = await summary(ledger, { q, ...grouping })
+        const expected = await expectedFromSearch(
+          ledger,
+          q,
+          'group_by' in grouping ? labelOf : () => null,
+        )
+        assert.deepEqual(body.groups, expected, `${when}: ${q} ${JSON.stringify(grouping)}`)
+      }
+    }
+    const july = (await summary(ledger, { q: 'label:category=huge' })).groups as Group[]
+    assert.deepEqual(
+      july.map((g) => [g.period, g.count, g.inflow, g.outflow]),
+      [['2019-07', 5, `1${'9'.repeat(63)}8.${'1'.repeat(63)}`, `-1${'9'.repeat(62)}8`]],
+    )
+    assert.ok(july[0]!.inflow.length > 64 && july[0]!.outflow.length > 64)
+  }
+  await check('at once')
+  await rollupsRebuilt(ledger)
+  await check('rebuilt')
+  let ran: SummaryPlan | undefined
+  await summarizeWith({ db: ledger.app.ctx.db.kysely, onPlan: (p) => (ran = p) }, {})
+  assert.equal(ran, ENGINE === 'sqlite' ? 'rollups' : 'sql')
+})
+
 test('a summary without a query is current at once after writes; on SQLite from the rollups once rebuilt', async (t) => {
   const ledger = await setup(t)
   const db = ledger.app.ctx.db.kysely

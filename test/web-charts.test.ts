@@ -142,4 +142,15 @@ test('series are exact: flows per currency, the smaller label values summed, bal
   )
   assert.deepEqual(balance.values, ['110.5', '100.5', '100.5', '101', '101'])
   assert.equal(balance.truncated, false)
+
+  // A summary's sums may be longer than an amount's 64 characters (the longest
+  // amounts added up): the page sums them on, exactly.
+  const huge = `-1${'9'.repeat(62)}8`
+  const long = {
+    ...labelled,
+    groups: [...values.map((v) => group('2024-01-01', v, huge)), group('2024-01-01', null, huge)],
+  }
+  const spending = labelSeries(long, 'USD', 'month', 'k', 'spending')
+  assert.deepEqual(spending.total!.values, [`1${'9'.repeat(62)}80`])
+  assert.deepEqual(spending.series.at(-1)!.values, [`5${'9'.repeat(62)}4`])
 })

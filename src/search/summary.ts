@@ -15,7 +15,7 @@ import { GROUP_SUMS_SQL, type GroupSumRow } from '../db/connect.js'
 import { keepsSummaryRollups, sumsDecimalsExactly } from '../db/dialect.js'
 import { inList } from '../db/in-list.js'
 import type { DbExecutor } from '../db/schema.js'
-import { DecimalSum, addScaled, formatScaled, parseDecimal, type Scaled } from '../decimal.js'
+import { DecimalSum, addScaled, formatScaled, parseTotal, type Scaled } from '../decimal.js'
 import { Invalid } from '../errors.js'
 import { canonicalLabelKey } from '../ledger/labels.js'
 import {
@@ -280,8 +280,8 @@ async function summedInSql(
       account: r.account,
       label: r.label,
       count: Number(r.count),
-      inflow: parseDecimal(r.inflow),
-      outflow: parseDecimal(r.outflow),
+      inflow: parseTotal(r.inflow),
+      outflow: parseTotal(r.outflow),
     }))
   }
   // The period's prefix has a fixed width, so prefix || account_id is one
@@ -298,8 +298,8 @@ async function summedInSql(
     account: String(key).slice(prefix),
     label: label === null ? null : String(label),
     count,
-    inflow: parseDecimal(inflow),
-    outflow: parseDecimal(outflow),
+    inflow: parseTotal(inflow),
+    outflow: parseTotal(outflow),
   }))
 }
 
