@@ -27,6 +27,8 @@ test('balance totals are exact decimal sums, per currency', () => {
     '9007199254740994.000000000000000001',
   )
   assert.equal(sumDecimals(['1', 'abc']), null)
+  // Balances of the longest amounts total past 64 characters, still exactly.
+  assert.equal(sumDecimals(['9'.repeat(64), '1']), `1${'0'.repeat(64)}`)
   assert.deepEqual(
     totalsByCurrency([
       { currency: 'USD', balance: '0.10' },

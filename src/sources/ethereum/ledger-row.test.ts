@@ -69,4 +69,12 @@ test('a record that does not touch the address is null; a malformed one throws',
   assert.throws(() => ledgerRowOf(ME, record({ from: ME, gasPrice: '1e9' })), /gasPrice/)
   assert.throws(() => ledgerRowOf(ME, record({ timeStamp: 'yesterday' })), /timeStamp/)
   assert.throws(() => ledgerRowOf(ME, record({ hash: '0x12' })), /hash/)
+  // More ETH than an amount may hold (64 characters): refused, not stored.
+  const longest = ledgerRowOf(ME, record({ to: ME, value: `${'9'.repeat(45)}${'1'.repeat(18)}` }))
+  assert.equal(longest!.amount, `${'9'.repeat(27)}${'9'.repeat(18)}.${'1'.repeat(18)}`)
+  assert.equal(longest!.amount.length, 64)
+  assert.throws(
+    () => ledgerRowOf(ME, record({ to: ME, value: `1${'0'.repeat(62)}1` })),
+    /more than 64 characters/,
+  )
 })

@@ -1,7 +1,7 @@
 // One explorer transaction record, as seen from one watched address, turned into
 // a ledger row (SPEC 1.2 rules 2-5). Amounts are computed on wei in BigInt and
 // written as exact ETH text, never through a float.
-import { formatUnits } from '../../decimal.js'
+import { AMOUNT_MAX_LENGTH, formatUnits } from '../../decimal.js'
 import type { IngestTransaction } from '../../ledger/ingest.js'
 import { parseInstant } from '../../ledger/time.js'
 
@@ -79,11 +79,18 @@ export function ledgerRowOf(
   const gas = isSender ? wei(record.gasUsed, 'gasUsed') * wei(record.gasPrice, 'gasPrice') : 0n
   const net = (isRecipient ? value : 0n) - (isSender ? value : 0n) - gas
 
+  // An amount is at most 64 characters wherever it comes from (a sync writes
+  // no row a client could not): ETH's whole supply takes 28.
+  const amount = formatUnits(net, WEI_DECIMALS)
+  if (amount.length > AMOUNT_MAX_LENGTH) {
+    throw new RangeError(`value and gas come to more than ${AMOUNT_MAX_LENGTH} characters of ETH`)
+  }
+
   // SPEC 1.2 rule 5; a self-send is a send to oneself (it nets to minus the gas).
   return {
     id: transactionIdOf(address, record.hash),
     account_id: accountIdOf(address),
-    amount: formatUnits(net, WEI_DECIMALS),
+    amount,
     date,
     description: isSender ? 'Sent ETH' : 'Received ETH',
     payee: isSender ? to || null : from || null,

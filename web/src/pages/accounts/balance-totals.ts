@@ -5,7 +5,7 @@
 import {
   addScaled,
   formatScaledKeepingScale,
-  parseDecimal,
+  parseTotal,
   type Scaled,
 } from '../../../../src/decimal.js'
 
@@ -18,7 +18,7 @@ export function sumDecimals(amounts: readonly string[]): string | null {
   let total: Scaled = { units: 0n, scale: 0 }
   for (const amount of amounts) {
     try {
-      total = addScaled(total, parseDecimal(amount))
+      total = addScaled(total, parseTotal(amount))
     } catch {
       return null
     }
