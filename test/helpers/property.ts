@@ -12,20 +12,10 @@
 // fails the same way.
 import { after } from 'node:test'
 import fc, { type IAsyncProperty, type IProperty } from 'fast-check'
+import { seedFromEnv } from './seeded.js'
 
 const DEFAULT_SEED = 17
 const DEFAULT_RUNS = 500
-
-function readSeed(): number {
-  const text = process.env.COFFER_PROPERTY_SEED?.trim()
-  if (text === undefined || text === '') return DEFAULT_SEED
-  if (text === 'random') return Math.floor(Math.random() * 0x7fffffff)
-  if (!/^-?\d+$/.test(text))
-    throw new Error(
-      `COFFER_PROPERTY_SEED: expected an integer or "random", got ${JSON.stringify(text)}`,
-    )
-  return Number(text)
-}
 
 function readRuns(): number {
   const text = process.env.COFFER_PROPERTY_RUNS?.trim()
@@ -38,7 +28,7 @@ function readRuns(): number {
   return Number(text)
 }
 
-export const PROPERTY_SEED = readSeed()
+export const PROPERTY_SEED = seedFromEnv(DEFAULT_SEED)
 export const PROPERTY_RUNS = readRuns()
 
 let total = 0
