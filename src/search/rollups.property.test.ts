@@ -19,8 +19,11 @@ import { summarizeWith, type SummaryPlan } from './summary.js'
 // Days on both sides of month and year ends, at both ends of the day.
 const DAYS = ['2023-12-31', '2024-01-01', '2024-01-15', '2024-01-31', '2024-02-01', '2024-02-29']
 const TIMES = ['T00:00:00Z', 'T12:30:00Z', 'T23:59:59Z']
-// Float traps, 18 decimals, past int64, zeros of every form.
+// Float traps, 18 decimals, past int64, zeros of every form, and the longest
+// amounts (64 characters), whose sums are longer than any amount.
 const AMOUNTS = [
+  '9'.repeat(64),
+  `-${'9'.repeat(63)}`,
   '0.1',
   '0.2',
   '-0.3',
