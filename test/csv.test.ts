@@ -93,6 +93,32 @@ test('a day-first date_format', async (t) => {
   })
 })
 
+test('a file in another encoding: named by mapping.encoding it imports as written; read as UTF-8 it is flagged', async (t) => {
+  // Windows-1252, as many banks write it: é and – are one byte each.
+  const cp1252 = Buffer.from(
+    [...'Date,Description,Amount\n2024-03-01,Café – Paris,-4.20\n'].map((c) =>
+      c === '–' ? 0x96 : c.charCodeAt(0),
+    ),
+  )
+  const { app } = await startCsvApp(t, [
+    { name: 'Euro', mapping: { encoding: 'windows-1252' }, files: { 'e.csv': cp1252 } },
+    { name: 'Guessed', files: { 'g.csv': cp1252 } },
+  ])
+  const run = await syncNow(app)
+  assert.deepEqual(run.counts.csv, { inserted: 2, updated: 0, unchanged: 0, skipped: 0 })
+  assert.deepEqual(
+    (await allTransactions(app, 'csv:euro')).map((r) => r.description),
+    ['Café – Paris'],
+  )
+  assert.deepEqual(
+    (await allTransactions(app, 'csv:guessed')).map((r) => r.description),
+    ['Caf\uFFFD \uFFFD Paris'],
+  )
+  assert.deepEqual(run.warnings, [
+    'csv: folder "Guessed": file "g.csv" is not UTF-8: bytes it could not read became U+FFFD (set mapping.encoding, for example "windows-1252")',
+  ])
+})
+
 test("has_header = false with index mapping and a ';' delimiter", async (t) => {
   const { app } = await startCsvApp(t, [
     {

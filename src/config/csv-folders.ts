@@ -18,6 +18,8 @@ export interface CsvMapping {
   memo_column: CsvColumn | null
   /** Reference-date layout; null means try common formats. */
   date_format: string | null
+  /** The files' text encoding, as a WHATWG label the platform's TextDecoder knows. */
+  encoding: string
 }
 
 export interface CsvFolder {
@@ -53,7 +55,7 @@ const COLUMN_KEYS = [
   'payee_column',
   'memo_column',
 ] as const
-const MAPPING_KEYS = ['has_header', 'delimiter', 'date_format', ...COLUMN_KEYS]
+const MAPPING_KEYS = ['has_header', 'delimiter', 'date_format', 'encoding', ...COLUMN_KEYS]
 
 /** Validates the csv.folders value and fills each folder's defaults. */
 export function checkCsvFolders(value: unknown): CsvFolder[] {
@@ -102,6 +104,22 @@ function checkFolder(entry: unknown, at: string): CsvFolder {
   return folder
 }
 
+/**
+ * A bank's export that is not UTF-8 (Windows-1252 is common) names its encoding:
+ * any label of the WHATWG Encoding standard, kept in its canonical name
+ * ("latin1" is "windows-1252", as browsers read it).
+ */
+function checkEncoding(label: string, at: string): string {
+  try {
+    return new TextDecoder(label).encoding
+  } catch {
+    throw new ValueProblem(
+      `unknown encoding ${JSON.stringify(label)} (for example utf-8, windows-1252, iso-8859-15, utf-16le)`,
+      at,
+    )
+  }
+}
+
 function checkMapping(value: unknown, at: string): CsvMapping {
   const table = value === undefined ? {} : asTable(value, at)
   rejectUnknown(table, MAPPING_KEYS, at)
@@ -124,6 +142,7 @@ function checkMapping(value: unknown, at: string): CsvMapping {
     payee_column: null,
     memo_column: null,
     date_format: optString(table, 'date_format', at),
+    encoding: checkEncoding(optString(table, 'encoding', at) ?? 'utf-8', `${at}.encoding`),
   }
   for (const key of COLUMN_KEYS) mapping[key] = optColumn(table, key, at)
   return mapping

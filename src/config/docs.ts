@@ -49,7 +49,8 @@ export function renderConfigDocs(): string {
     'CSV folders (`[[csv.folders]]`, SPEC 1.3) take `name`, `backend` (`local` or `drive`), `path`,',
     '`folder_id`, `account`, `org`, `currency` (default `USD`) and a `mapping` table with',
     '`has_header`, `delimiter`, `date_column`, `date_format`, `amount_column`, `debit_column`,',
-    '`credit_column`, `description_column`, `payee_column` and `memo_column`.',
+    '`credit_column`, `description_column`, `payee_column`, `memo_column` and `encoding`',
+    '(default `utf-8`; docs/csv.md).',
     '',
   )
   return lines.join('\n')

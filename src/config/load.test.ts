@@ -115,6 +115,7 @@ date_column = 0
 amount_column = 2
 description_column = "Details"
 date_format = "02.01.2006"
+encoding = "latin1"
 
 [mcp]
 enabled = false
@@ -271,6 +272,7 @@ test('a TOML file sets every section', () => {
         payee_column: null,
         memo_column: null,
         date_format: null,
+        encoding: 'utf-8',
       },
     },
     {
@@ -292,6 +294,8 @@ test('a TOML file sets every section', () => {
         payee_column: null,
         memo_column: null,
         date_format: '02.01.2006',
+        // A WHATWG label, kept by its canonical name.
+        encoding: 'windows-1252',
       },
     },
   ])
@@ -535,6 +539,11 @@ test('csv folder errors name the exact key', () => {
     `${folder}[csv.folders.mapping]\ndelimiter = ";;"\n`,
     {},
     'config: csv.folders[0].mapping.delimiter: must be a single character',
+  )
+  assertFails(
+    `${folder}[csv.folders.mapping]\nencoding = "klingon"\n`,
+    {},
+    'config: csv.folders[0].mapping.encoding: unknown encoding "klingon" (for example utf-8, windows-1252, iso-8859-15, utf-16le)',
   )
   assertFails(`${folder}${folder}`, {}, 'config: csv.folders[1].name: duplicate folder name "A"')
   assertFails(

@@ -141,6 +141,15 @@ async function fetchCsv(sctx: SourceContext, driveAccess: DriveAccessToken): Pro
             'csv: bad file skipped',
           )
         }
+        if (report.notUtf8) {
+          warnings.push(
+            `${where}: file ${JSON.stringify(file.name)} is not UTF-8: bytes it could not read became U+FFFD (set mapping.encoding, for example "windows-1252")`,
+          )
+          ctx.log.warn(
+            { source: 'csv', folder: plan.folder.name, file: file.name },
+            'csv: file is not UTF-8',
+          )
+        }
         if (report.skipped > 0) {
           skipped += report.skipped
           warnings.push(

@@ -21,6 +21,7 @@ const AUTO: CsvMapping = {
   payee_column: null,
   memo_column: null,
   date_format: null,
+  encoding: 'utf-8',
 }
 
 /** Small chunks, so that records and quoted newlines straddle chunk boundaries. */
@@ -101,6 +102,45 @@ test('a worker reports a bad file as the main thread does', async () => {
   })
   assert.equal(dayFirst.inThread.rows.length, 2)
   assert.deepEqual(dayFirst.inWorker, dayFirst.inThread)
+})
+
+test('an encoding other than UTF-8 is decoded; a file that is not UTF-8 says so, in a worker too', async () => {
+  const lines = ['Date,Description,Amount\n']
+  for (let i = 0; i < 3_000; i++) lines.push(`2024-01-02,Café Müller ${i} – crème,-3.50\n`)
+  const text = lines.join('')
+  // Windows-1252, as many banks write: é, ü and – are one byte each.
+  const cp1252 = Buffer.from([...text].map((c) => (c === '–' ? 0x96 : c.charCodeAt(0))))
+  const decoded = await bothWays(cp1252, { ...AUTO, encoding: 'windows-1252' })
+  assert.equal(decoded.inThread.error, null)
+  assert.equal(decoded.inThread.rows.length, 3_000)
+  assert.equal(decoded.inThread.rows[0]!.description, 'Café Müller 0 – crème')
+  assert.equal(decoded.inThread.report.notUtf8, undefined)
+  assert.deepEqual(decoded.inWorker, decoded.inThread)
+
+  // The same bytes read as UTF-8 (the default): imported, and flagged.
+  const flagged = await bothWays(cp1252)
+  assert.equal(flagged.inThread.rows.length, 3_000)
+  assert.equal(flagged.inThread.rows[0]!.description, 'Caf\uFFFD M\uFFFDller 0 \uFFFD cr\uFFFDme')
+  assert.equal(flagged.inThread.report.notUtf8, true)
+  assert.deepEqual(flagged.inWorker, flagged.inThread)
+
+  // UTF-8 whose characters straddle the 4 KiB chunks: not flagged.
+  const utf8 = await bothWays(Buffer.from(text))
+  assert.equal(utf8.inThread.rows[2_999]!.description, 'Café Müller 2999 – crème')
+  assert.equal(utf8.inThread.report.notUtf8, undefined)
+  assert.deepEqual(utf8.inWorker, utf8.inThread)
+
+  // UTF-16 with its BOM: NUL bytes are its text, not a binary file.
+  const utf16 = await bothWays(
+    Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]),
+    {
+      ...AUTO,
+      encoding: 'utf-16le',
+    },
+  )
+  assert.equal(utf16.inThread.error, null)
+  assert.deepEqual(utf16.inThread.rows, utf8.inThread.rows)
+  assert.deepEqual(utf16.inWorker, utf16.inThread)
 })
 
 test('a reader left part-way stops its worker and releases the file', async (t) => {

@@ -11,6 +11,7 @@ import { TEXT_FIELD_MAX } from '../../ledger/fields.js'
 import { cleanAmount, creditMinusDebit } from './amount.js'
 import { planColumns, type ColumnPlan } from './columns.js'
 import type { DateParser } from './date-layout.js'
+import { decodingToUtf8, holdsNulBytes, Utf8Check } from './encoding.js'
 import { csvRowId } from './row-id.js'
 
 /** Examples of skipped rows quoted in a file's warning. */
@@ -25,6 +26,8 @@ export interface FileReport {
   skipped: number
   /** "line 4: unparseable date \"yesterday\"" for the first few skipped rows. */
   examples: string[]
+  /** A file read as UTF-8 held bytes that are not: they were read as U+FFFD. */
+  notUtf8?: boolean
 }
 
 export interface ReadOptions {
@@ -52,15 +55,24 @@ export async function* readCsvRows(
     skip_empty_lines: false,
   })
   let first = true
+  const utf8 = mapping.encoding === 'utf-8' ? new Utf8Check() : null
   input.on('data', (chunk: Buffer) => {
     // A NUL byte in the first bytes: not a text file.
-    if (first && chunk.subarray(0, 8192).includes(0)) {
+    if (first && !holdsNulBytes(mapping.encoding) && chunk.subarray(0, 8192).includes(0)) {
       parser.destroy(new CsvFileError('not a text file'))
     }
     first = false
+    utf8?.feed(chunk)
+  })
+  input.on('end', () => {
+    if (utf8 && !utf8.end()) report.notUtf8 = true
   })
   input.on('error', (error) => parser.destroy(error))
-  input.pipe(parser)
+  const decoded = utf8 ? null : decodingToUtf8(mapping.encoding)
+  if (decoded) {
+    decoded.on('error', (error) => parser.destroy(error))
+    input.pipe(decoded).pipe(parser)
+  } else input.pipe(parser)
 
   let plan: ColumnPlan | null = mapping.has_header ? null : fixedPlan(mapping)
   let nextLine = 1
@@ -92,8 +104,9 @@ export async function* readCsvRows(
     // csv-parse errors name the line and the problem, never more than a snippet.
     throw new CsvFileError(error instanceof Error ? error.message : String(error))
   } finally {
-    input.unpipe(parser)
+    input.unpipe()
     input.destroy()
+    decoded?.destroy()
     parser.destroy()
   }
 }
