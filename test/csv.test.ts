@@ -217,6 +217,28 @@ test('bad rows are counted and skipped; bad files are logged and skipped; the re
   )
 })
 
+test('a skipped row says why: blank, too long, or not an amount; the pair of cells it came from', async (t) => {
+  const long = '9'.repeat(64)
+  const { app } = await startCsvApp(t, [
+    {
+      name: 'Why',
+      files: {
+        '1-single.csv': `Date,Amount\n2024-01-01,\n2024-01-02,-${long.slice(1)}1\n2024-01-03,12 EUR\n2024-01-04,1\n`,
+        '2-pair.csv': `Date,Debit,Credit\n2024-01-01,,\n2024-01-02,${long},-1\n2024-01-03,ten,\n2024-01-04,1,\n`,
+        '3-date.csv': 'Date,Amount\n,1\n2024-01-05,2\n',
+      },
+    },
+  ])
+  const run = await syncNow(app)
+  assert.deepEqual(run.counts.csv, { inserted: 3, updated: 0, unchanged: 0, skipped: 7 })
+  const cut = `"${'9'.repeat(40)}…"`
+  assert.deepEqual(run.warnings, [
+    `csv: folder "Why": file "1-single.csv": 3 row(s) skipped (line 2: no amount: the cell is blank; line 3: amount longer than 64 characters "-${'9'.repeat(39)}…"; line 4: unparseable amount "12 EUR")`,
+    `csv: folder "Why": file "2-pair.csv": 3 row(s) skipped (line 2: no amount: debit and credit are blank; line 3: amount longer than 64 characters: credit "-1", debit ${cut}; line 4: unparseable amount: credit "", debit "ten")`,
+    'csv: folder "Why": file "3-date.csv": 1 row(s) skipped (line 2: no date: the cell is blank)',
+  ])
+})
+
 test('identical rows in a file collapse to one', async (t) => {
   const { app } = await startCsvApp(t, [
     { name: 'Dups', files: { 'd.csv': fixture('duplicates.csv') } },

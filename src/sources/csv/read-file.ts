@@ -6,6 +6,7 @@
 import type { Readable } from 'node:stream'
 import { parse, type Parser } from 'csv-parse'
 import type { CsvMapping } from '../../config/index.js'
+import { AMOUNT_MAX_LENGTH } from '../../decimal.js'
 import type { IngestTransaction } from '../../ledger/ingest.js'
 import { TEXT_FIELD_MAX } from '../../ledger/fields.js'
 import { cleanAmount, creditMinusDebit } from './amount.js'
@@ -111,6 +112,27 @@ export async function* readCsvRows(
   }
 }
 
+/** Why an amount cell is not an amount, for the file's warning. */
+function amountProblem(shown: string): string {
+  const text = shown.trim()
+  if (text === '') return 'no amount: the cell is blank'
+  // Digits that would make an amount but for the ledger's length bound.
+  const bare = text.replace(/[$,+()\s-]/g, '')
+  if (/^(\d+\.?\d*|\.\d+)$/.test(bare) && bare.length >= AMOUNT_MAX_LENGTH)
+    return `amount longer than ${AMOUNT_MAX_LENGTH} characters ${quote(text)}`
+  return `unparseable amount ${quote(text)}`
+}
+
+/** Why a debit and credit pair gives no amount. */
+function pairProblem(credit: string, debit: string): string {
+  if (credit === '' && debit === '') return 'no amount: debit and credit are blank'
+  const cells = `credit ${quote(credit)}, debit ${quote(debit)}`
+  const amounts = [credit, debit].every((c) => c === '' || cleanAmount(c) !== null)
+  // Both are amounts, so what failed is the difference's length.
+  if (amounts) return `amount longer than ${AMOUNT_MAX_LENGTH} characters: ${cells}`
+  return `unparseable amount: ${cells}`
+}
+
 function embeddedNewlines(record: readonly string[]): number {
   let count = 0
   for (const value of record) {
@@ -185,19 +207,21 @@ function toRow(
 ): IngestTransaction | string {
   const dateCell = cell(record, plan.date)
   const date = parseDate(dateCell)
-  if (date === null) return `unparseable date ${quote(dateCell.trim())}`
+  if (date === null)
+    return dateCell.trim() === ''
+      ? 'no date: the cell is blank'
+      : `unparseable date ${quote(dateCell.trim())}`
   let amount: string | null
-  let shown: string
   if (plan.amount !== null) {
-    shown = cell(record, plan.amount)
+    const shown = cell(record, plan.amount)
     amount = cleanAmount(shown)
+    if (amount === null) return amountProblem(shown)
   } else {
     const credit = cell(record, plan.credit)
     const debit = cell(record, plan.debit)
-    shown = `${credit.trim()}/${debit.trim()}`
     amount = creditMinusDebit(credit, debit)
+    if (amount === null) return pairProblem(credit.trim(), debit.trim())
   }
-  if (amount === null) return `unparseable amount ${quote(shown.trim())}`
   const fields = {
     account_id: accountId,
     date,
