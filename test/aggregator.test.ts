@@ -528,6 +528,48 @@ test('a 403 from the bridge marks the source not connected, with a clear message
   await assertNoSecret(box, fake)
 })
 
+test('a feed row with NUL, huge text or an unusable id: the rest imports on either engine, the bad ids are skipped', async (t) => {
+  const fake = await bridge(t, 1)
+  // PostgreSQL's text cannot hold NUL: one such row failed the whole sync there.
+  fake.accounts[0]!.name = 'Check\u0000ing'
+  fake.accounts[0]!.transactions.push(
+    {
+      id: 'n1',
+      posted: daysAgo(3).unix,
+      amount: '-1',
+      description: 'nul\u0000here',
+      payee: 'p'.repeat(100_000),
+    },
+    { id: 'n\u00002', posted: daysAgo(3).unix, amount: '-2', description: 'id with NUL' },
+    { id: 'L'.repeat(600), posted: daysAgo(3).unix, amount: '-3', description: 'id past a path' },
+  )
+  const { app } = await startAggregatorApp(t, { SERVICE_AGGREGATOR_ACCESS_URL: fake.accessUrl })
+  const run = await syncNow(app, SYNC_ONE, ADMIN)
+  assert.equal(run.status, 'success')
+  assert.deepEqual(run.counts.aggregator, { inserted: 4, updated: 0, unchanged: 0, skipped: 2 })
+  assert.deepEqual(run.warnings, [
+    `aggregator: 2 row(s) skipped (account "ACT-1": transaction id "n\\u00002" is longer than 240 characters or holds a control character; account "ACT-1": transaction id "${'L'.repeat(40)}…" is longer than 240 characters or holds a control character)`,
+  ])
+  const row = await expectStatus(
+    app,
+    'GET',
+    `/api/v1/transactions/${encodeURIComponent('aggregator:ACT-1:n1')}`,
+    200,
+  )
+  assert.equal(row.description, 'nulhere')
+  assert.equal(row.payee, 'p'.repeat(4096))
+  const account = await expectStatus(
+    app,
+    'GET',
+    `/api/v1/accounts/${encodeURIComponent('aggregator:ACT-1')}`,
+    200,
+  )
+  assert.equal(account.name, 'Checking')
+  // Unchanged on the next sync: what was stored is what the feed reads as.
+  const again = await syncNow(app, SYNC_ONE, ADMIN)
+  assert.deepEqual(again.counts.aggregator, { inserted: 0, updated: 0, unchanged: 4, skipped: 2 })
+})
+
 test('re-sync is idempotent; labels and extensions survive it; synced rows and accounts are not editable', async (t) => {
   const fake = await bridge(t, 1)
   const box = await startAggregatorApp(t, { SERVICE_AGGREGATOR_ACCESS_URL: fake.accessUrl })

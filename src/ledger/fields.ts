@@ -49,6 +49,11 @@ const NAME_CONTROL_CHARS = /[\u0000-\u001f\u007f]/
 // eslint-disable-next-line no-control-regex
 const TEXT_CONTROL_CHARS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/
 
+/** Whether `text` holds a control character, which no name or id may. */
+export function holdsControlChars(text: string): boolean {
+  return NAME_CONTROL_CHARS.test(text)
+}
+
 export function requireName(field: string, input: string): string {
   const name = input.trim()
   if (name.length === 0) throw Invalid.field(field, 'must not be blank')
@@ -65,4 +70,23 @@ export function requireText(field: string, input: string, max: number): string {
     throw Invalid.field(field, 'must not contain control characters (tab and line breaks are fine)')
   }
   return input
+}
+
+/**
+ * A source's text as the ledger keeps it, whatever the source sends: trimmed,
+ * without NUL (PostgreSQL's text cannot hold it), at most `max` characters and
+ * never half of a surrogate pair; null when nothing is left. A synced row is not
+ * refused for its text, as a client's would be: the bank wrote it.
+ */
+export function syncedText(value: unknown, max: number = TEXT_FIELD_MAX): string | null {
+  if (typeof value !== 'string') return null
+  let text = value.includes('\0') ? value.replaceAll('\0', '') : value
+  text = text.trim()
+  if (text.length > max) {
+    // A high surrogate at the cut would be left without its pair.
+    const end =
+      text.charCodeAt(max - 1) >= 0xd800 && text.charCodeAt(max - 1) <= 0xdbff ? max - 1 : max
+    text = text.slice(0, end).trimEnd()
+  }
+  return text === '' ? null : text
 }

@@ -118,3 +118,46 @@ test('an answer without an accounts list is an error', () => {
   assert.throws(() => readFeedPage({ errors: [] }), /without an accounts list/)
   assert.throws(() => readFeedPage([]), /without an accounts list/)
 })
+
+test('what the ledger cannot keep as sent: NUL left out, long text cut, unusable ids skipped', () => {
+  const long = 'x'.repeat(5000)
+  const page = readFeedPage({
+    accounts: [
+      {
+        id: 'A1',
+        name: `Check\u0000ing${' '.repeat(3)}`,
+        currency: 'USD',
+        balance: '1',
+        org: { id: 'O1', name: 'Bank\u0000 A' },
+        transactions: [
+          { id: 't1', posted: 1714000000, amount: '-1', description: 'nul\u0000here', payee: long },
+          // 4,095 characters and an emoji: the cut leaves no half of it.
+          { id: 't2', posted: 1714000000, amount: '-2', memo: `${'y'.repeat(4095)}😀` },
+          { id: 't\u0000x', posted: 1714000000, amount: '-3' },
+          { id: long, posted: 1714000000, amount: '-4' },
+        ],
+      },
+      { id: 'B\u0001', name: 'Control', balance: '0', transactions: [] },
+    ],
+  })
+  assert.deepEqual(
+    page.accounts.map((a) => a.name),
+    ['Checking'],
+  )
+  assert.deepEqual(
+    page.organizations.map((o) => o.name),
+    ['Bank A'],
+  )
+  const [first, second] = page.transactions
+  assert.equal(page.transactions.length, 2)
+  assert.equal(first!.description, 'nulhere')
+  assert.equal(first!.payee, 'x'.repeat(4096))
+  assert.equal(second!.memo, 'y'.repeat(4095))
+  assert.deepEqual(page.skipped, [
+    'account "A1": transaction id "t\\u0000x" is longer than 240 characters or holds a control character',
+    `account "A1": transaction id "${'x'.repeat(40)}…" is longer than 240 characters or holds a control character`,
+  ])
+  assert.deepEqual(page.warnings, [
+    'an account whose id is longer than 240 characters or holds a control character was left out',
+  ])
+})

@@ -4,6 +4,7 @@
 // unique only within an account, so rows are `aggregator:<account>:<transaction>`.
 import type { IngestAccount, IngestOrganization, IngestTransaction } from '../../ledger/ingest.js'
 import { normalizeAmount } from '../../decimal.js'
+import { holdsControlChars, NAME_MAX, syncedText } from '../../ledger/fields.js'
 import { parseInstant } from '../../ledger/time.js'
 
 export interface FeedPage {
@@ -33,6 +34,23 @@ function text(value: unknown): string | null {
   return typeof value === 'string' && value.trim() !== '' ? value : null
 }
 
+/**
+ * The longest account or transaction id taken from the feed: the row's id
+ * (`aggregator:<account>:<transaction>`) then fits the 512 characters a client
+ * can name in a path, so every synced row can be read, labelled and linked.
+ */
+export const FEED_ID_MAX = 240
+
+/** A feed id the ledger can keep as it is (ids are never cut): some text, no control character. */
+function usableId(value: unknown): string | null {
+  const id = text(value)
+  return id !== null && id.length <= FEED_ID_MAX && !holdsControlChars(id) ? id : null
+}
+
+function shownId(id: string): string {
+  return JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}…` : id)
+}
+
 function bounded(message: string): string {
   return message.length > MAX_MESSAGE_CHARS ? `${message.slice(0, MAX_MESSAGE_CHARS)}…` : message
 }
@@ -57,21 +75,22 @@ export function transactionId(feedAccountId: string, feedTransactionId: string):
 /** Version 1: `org` on the account; id `aggregator:<org id, else domain>`. */
 function organizationV1(org: unknown): IngestOrganization | null {
   if (!isObject(org)) return null
-  const domain = text(org.domain)
+  const domain = syncedText(org.domain, NAME_MAX)
   // The protocol makes `id` and `domain` optional; the sfin-url's host names the
   // institution when both are missing.
-  const key = text(org.id) ?? domain ?? hostOf(org['sfin-url'])
+  const key = usableId(org.id) ?? usableId(domain) ?? hostOf(org['sfin-url'])
   if (key === null) return null
-  return { id: `aggregator:${key}`, name: text(org.name) ?? domain ?? key, domain }
+  return { id: `aggregator:${key}`, name: syncedText(org.name, NAME_MAX) ?? domain ?? key, domain }
 }
 
 /** Version 2: the connection named by the account's `conn_id`; id `aggregator:<org_id>`. */
 function organizationV2(connection: Json): IngestOrganization | null {
-  const orgId = text(connection.org_id)
+  const orgId = usableId(connection.org_id)
   if (orgId === null) return null
   return {
     id: `aggregator:${orgId}`,
-    name: text(connection.org_name) ?? text(connection.name) ?? orgId,
+    name:
+      syncedText(connection.org_name, NAME_MAX) ?? syncedText(connection.name, NAME_MAX) ?? orgId,
     domain: hostOf(connection.org_url),
   }
 }
@@ -131,6 +150,12 @@ export function readFeedPage(body: unknown): FeedPage {
       page.warnings.push('an account without an id was left out')
       continue
     }
+    if (usableId(account.id) === null) {
+      page.warnings.push(
+        `an account whose id is longer than ${FEED_ID_MAX} characters or holds a control character was left out`,
+      )
+      continue
+    }
     const feedId = account.id as string
     const where = `account ${JSON.stringify(feedId)}`
     const connection =
@@ -144,9 +169,9 @@ export function readFeedPage(body: unknown): FeedPage {
     page.accounts.push({
       id: accountId(feedId),
       org_id: org.id,
-      name: text(account.name) ?? feedId,
+      name: syncedText(account.name, NAME_MAX) ?? feedId,
       // A custom currency is a URL in the protocol; kept as sent.
-      currency: text(account.currency) ?? 'USD',
+      currency: syncedText(account.currency, NAME_MAX) ?? 'USD',
       balance: balance ?? '0',
     })
 
@@ -154,6 +179,13 @@ export function readFeedPage(body: unknown): FeedPage {
     for (const row of rows) {
       if (!isObject(row) || text(row.id) === null) {
         page.skipped.push(`${where}: a transaction without an id`)
+        continue
+      }
+      if (usableId(row.id) === null) {
+        // Named (cut short), so that two such rows count as two.
+        page.skipped.push(
+          `${where}: transaction id ${shownId(row.id as string)} is longer than ${FEED_ID_MAX} characters or holds a control character`,
+        )
         continue
       }
       const id = transactionId(feedId, row.id as string)
@@ -170,9 +202,9 @@ export function readFeedPage(body: unknown): FeedPage {
         account_id: accountId(feedId),
         amount,
         date,
-        description: text(row.description),
-        payee: text(row.payee),
-        memo: text(row.memo),
+        description: syncedText(row.description),
+        payee: syncedText(row.payee),
+        memo: syncedText(row.memo),
         pending,
       })
     }

@@ -8,7 +8,7 @@ import { parse, type Parser } from 'csv-parse'
 import type { CsvMapping } from '../../config/index.js'
 import { AMOUNT_MAX_LENGTH } from '../../decimal.js'
 import type { IngestTransaction } from '../../ledger/ingest.js'
-import { TEXT_FIELD_MAX } from '../../ledger/fields.js'
+import { syncedText } from '../../ledger/fields.js'
 import { cleanAmount, creditMinusDebit } from './amount.js'
 import { planColumns, type ColumnPlan } from './columns.js'
 import type { DateParser } from './date-layout.js'
@@ -188,9 +188,7 @@ function cell(record: readonly string[], index: number | null): string {
 }
 
 function text(record: readonly string[], index: number | null): string | null {
-  const value = cell(record, index).trim()
-  if (value === '') return null
-  return value.length > TEXT_FIELD_MAX ? value.slice(0, TEXT_FIELD_MAX) : value
+  return syncedText(cell(record, index))
 }
 
 function quote(value: string): string {
