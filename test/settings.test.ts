@@ -193,7 +193,7 @@ test('a non-live key waits for a restart, and applies when the service starts ag
   assert.deepEqual(changed, {
     setting: {
       key: 'events.retention_days',
-      title: 'Event retention in days (0 keeps all)',
+      title: 'Event retention in days (0 keeps all; at most 36500)',
       kind: 'int',
       value: 30,
       default: 0,
@@ -270,6 +270,12 @@ test('a bad value is 400 naming the problem, and nothing is stored', async (t) =
     ['webhooks.max_attempts', '5', 'webhooks.max_attempts: expected an integer, got string'],
     ['webhooks.max_attempts', 0, 'webhooks.max_attempts: must be at least 1, got 0'],
     ['webhooks.max_attempts', 2.5, 'webhooks.max_attempts: expected an integer, got float'],
+    // Past what runs on them: a timer beyond setTimeout's 24.8 days fires at once, and
+    // AbortSignal.timeout throws; the sandbox's heap is 32-bit.
+    ['webhooks.timeout', '100000h', 'webhooks.timeout: must be at most 10m, got "100000h"'],
+    ['plugins.hook_timeout', '720h', 'plugins.hook_timeout: must be at most 10m, got "720h"'],
+    ['plugins.memory_mib', 4096, 'plugins.memory_mib: must be at most 2048, got 4096'],
+    ['events.retention_days', 1e9, 'events.retention_days: must be at most 36500, got 1000000000'],
     ['events.enabled', 'yes', 'events.enabled: expected a boolean, got string'],
     ['log.level', 'loud', 'log.level: expected one of trace, debug, info, warn, error, got "loud"'],
     ['ethereum.api_key', 42, 'ethereum.api_key: expected a string, got integer'],

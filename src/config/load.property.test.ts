@@ -51,7 +51,7 @@ function validValue(
       }))
     case 'int':
       return fc
-        .integer({ min: spec.min ?? -1_000_000, max: 2 ** 40 })
+        .integer({ min: spec.min ?? -1_000_000, max: spec.max ?? 2 ** 40 })
         .map((n) => ({ toml: n, loaded: n, env: ` ${n} ` }))
     case 'string':
       // Blank is not empty: only "" means unset.
@@ -64,8 +64,11 @@ function validValue(
             fc.constantFrom('ms', 's', 'm', 'h'),
             fc.option(fc.integer({ min: 1, max: 59 })),
           )
-          // At least the key's minimum (e.g. server.request_timeout takes 1s or more).
-          .filter(([n, unit, extra]) => n * UNIT_MS[unit] + (extra ?? 0) >= (spec.min ?? 0))
+          // Within the key's bounds (server.request_timeout takes 1s or more, webhooks.timeout 10m at most).
+          .filter(([n, unit, extra]) => {
+            const ms = n * UNIT_MS[unit] + (extra ?? 0)
+            return ms >= (spec.min ?? 0) && ms <= (spec.max ?? Infinity)
+          })
           .map(([n, unit, extra]) => {
             const d = `${n}${unit}${extra === null ? '' : `${extra}ms`}`
             return { toml: d, loaded: d, env: d }

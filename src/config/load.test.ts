@@ -450,6 +450,11 @@ test('file errors name the key', () => {
     /^config: plugins\.hook_timeout: must be at least/,
   )
   assertFails(
+    '[webhooks]\ntimeout = "11m"\n',
+    {},
+    'config: webhooks.timeout: must be at most 10m, got "11m"',
+  )
+  assertFails(
     '[database]\ndriver = "postgres"\n',
     {},
     'config: database.dsn: required when database.driver is "postgres"',

@@ -17,6 +17,11 @@ export interface ConfigKeySpec {
   /** Lower bound of an 'int' key, or of a 'duration' key in milliseconds. */
   min?: number
   /**
+   * Upper bound, likewise: where a larger value would break what runs on it (a
+   * timer past setTimeout's 24.8 days fires at once; the sandbox's heap is 32-bit).
+   */
+  max?: number
+  /**
    * Not a setting (CONTRACT 10): set only in the file or the environment, so
    * GET /settings leaves it out and PUT or DELETE of it is 404.
    */
@@ -48,13 +53,13 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
   { key: 'auth.failure_window', kind: 'duration', default: '1m', min: 1000, secret: false, title: 'Window in which auth.max_failures is counted, and how long the address then waits' },
 
   { key: 'events.enabled', kind: 'bool', default: true, secret: false, title: 'Record events' },
-  { key: 'events.retention_days', kind: 'int', default: 0, min: 0, secret: false, title: 'Event retention in days (0 keeps all)' },
+  { key: 'events.retention_days', kind: 'int', default: 0, min: 0, max: 36_500, secret: false, title: 'Event retention in days (0 keeps all; at most 36500)' },
   { key: 'events.max_streams', kind: 'int', default: 100, min: 1, secret: false, title: 'Open event streams (SSE) in all; one more is 429 (docs/security.md)' },
   { key: 'events.max_streams_per_client', kind: 'int', default: 10, min: 1, secret: false, title: 'Open event streams per credential (API key, dashboard token, or client address without one); one more is 429' },
 
   { key: 'webhooks.enabled', kind: 'bool', default: true, secret: false, title: 'Deliver webhooks' },
   { key: 'webhooks.max_attempts', kind: 'int', default: 5, min: 1, secret: false, live: true, title: 'Webhook delivery attempts' },
-  { key: 'webhooks.timeout', kind: 'duration', default: '10s', min: 1, secret: false, live: true, title: 'Webhook request timeout' },
+  { key: 'webhooks.timeout', kind: 'duration', default: '10s', min: 1, max: 600_000, secret: false, live: true, title: 'Webhook request timeout (at most 10m)' },
 
   { key: 'sync.interval', kind: 'duration', default: '6h', secret: false, live: true, title: 'Scheduled sync interval ("0" turns it off)' },
   { key: 'sync.lookback_days', kind: 'int', default: 90, min: 0, secret: false, live: true, title: 'Sync history window in days (0 means all)' },
@@ -84,8 +89,8 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
   { key: 'plugins.enabled', kind: 'bool', default: true, secret: false, title: 'Run plugins' },
   { key: 'plugins.dir', kind: 'string', default: 'data/plugins', secret: false, title: 'Installed plugins directory' },
   { key: 'plugins.registry_url', kind: 'string', default: null, secret: false, title: 'Plugin marketplace index URL' },
-  { key: 'plugins.hook_timeout', kind: 'duration', default: '5s', min: 1, secret: false, title: 'Plugin hook timeout' },
-  { key: 'plugins.memory_mib', kind: 'int', default: 64, min: 1, secret: false, title: 'Plugin memory limit (MiB)' },
+  { key: 'plugins.hook_timeout', kind: 'duration', default: '5s', min: 1, max: 600_000, secret: false, title: 'Plugin hook timeout (at most 10m)' },
+  { key: 'plugins.memory_mib', kind: 'int', default: 64, min: 1, max: 2048, secret: false, title: 'Plugin memory limit (MiB, at most 2048)' },
   { key: 'plugins.queue_size', kind: 'int', default: 256, min: 1, secret: false, title: 'Plugin event queue size' },
 
   { key: 'update.check', kind: 'bool', default: false, secret: false, title: 'Check for updates' },

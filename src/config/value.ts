@@ -28,6 +28,9 @@ export function checkValue(spec: ConfigKeySpec, value: unknown): unknown {
       if (spec.min !== undefined && value < spec.min) {
         throw new ValueProblem(`must be at least ${spec.min}, got ${value}`)
       }
+      if (spec.max !== undefined && value > spec.max) {
+        throw new ValueProblem(`must be at most ${spec.max}, got ${value}`)
+      }
       return value
     case 'string':
       if (value === null && isNullable(spec)) return null
@@ -47,6 +50,11 @@ export function checkValue(spec: ConfigKeySpec, value: unknown): unknown {
       }
       if (spec.min !== undefined && ms < spec.min) {
         throw new ValueProblem(`must be at least ${spec.min}ms, got ${JSON.stringify(value)}`)
+      }
+      if (spec.max !== undefined && ms > spec.max) {
+        throw new ValueProblem(
+          `must be at most ${spec.max / 60_000}m, got ${JSON.stringify(value)}`,
+        )
       }
       return value
     }
