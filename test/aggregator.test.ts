@@ -550,21 +550,12 @@ test('a feed row with NUL, huge text or an unusable id: the rest imports on eith
   assert.deepEqual(run.warnings, [
     `aggregator: 2 row(s) skipped (account "ACT-1": transaction id "n\\u00002" is longer than 240 characters or holds a control character; account "ACT-1": transaction id "${'L'.repeat(40)}…" is longer than 240 characters or holds a control character)`,
   ])
-  const row = await expectStatus(
-    app,
-    'GET',
-    `/api/v1/transactions/${encodeURIComponent('aggregator:ACT-1:n1')}`,
-    200,
-  )
+  const read = (kind: string, id: string) =>
+    expectStatus(app, 'GET', `/api/v1/${kind}/${encodeURIComponent(id)}`, 200)
+  const row = await read('transactions', 'aggregator:ACT-1:n1')
   assert.equal(row.description, 'nulhere')
   assert.equal(row.payee, 'p'.repeat(4096))
-  const account = await expectStatus(
-    app,
-    'GET',
-    `/api/v1/accounts/${encodeURIComponent('aggregator:ACT-1')}`,
-    200,
-  )
-  assert.equal(account.name, 'Checking')
+  assert.equal((await read('accounts', 'aggregator:ACT-1')).name, 'Checking')
   // Unchanged on the next sync: what was stored is what the feed reads as.
   const again = await syncNow(app, SYNC_ONE, ADMIN)
   assert.deepEqual(again.counts.aggregator, { inserted: 0, updated: 0, unchanged: 4, skipped: 2 })
