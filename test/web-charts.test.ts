@@ -5,6 +5,7 @@ import { test } from 'node:test'
 import { stackDiverging } from '../web/src/charts/bar.js'
 import { extent, linePath } from '../web/src/charts/line.js'
 import { bands, niceTicks, tickLabel } from '../web/src/charts/scale.js'
+import { namePeriod } from '../src/search/summary.js'
 import { periodOf, periodsBetween } from '../web/src/pages/reports/periods.js'
 import {
   balanceSeries,
@@ -83,6 +84,35 @@ test('periods: ISO weeks across a year end, months and years, gaps filled', () =
     periodsBetween('2022-06-01', '2024-01-01', 'year').map((p) => p.start),
     ['2022-01-01', '2023-01-01', '2024-01-01'],
   )
+})
+
+test('periods of the years 1 to 99 and of 9999 are named as the service names them', () => {
+  // Date.UTC reads the years 0 to 99 as 1900 to 1999: 0001-01-01 was "0001-W-99136".
+  assert.deepEqual(periodOf('0001-01-01', 'week'), { name: '0001-W01', start: '0001-01-01' })
+  assert.deepEqual(periodOf('0050-06-15', 'year'), { name: '0050', start: '0050-01-01' })
+  assert.deepEqual(periodOf('0099-12-31', 'month'), { name: '0099-12', start: '0099-12-01' })
+  // The page and the service agree day by day, and both repeat every 400 years
+  // (146,097 days: whole weeks), so the early years read as their 2001-2099 twins.
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+  const years400 = 146_097 * 86_400_000
+  for (
+    let ms = Date.parse('0001-01-01T00:00:00Z');
+    ms < Date.parse('0100-01-10T00:00:00Z');
+    ms += 5 * 86_400_000
+  ) {
+    for (const period of ['week', 'month', 'year'] as const) {
+      const early = periodOf(day(ms), period)
+      // The service names a period from the date's prefix of that length.
+      const prefix = day(ms).slice(0, { year: 4, month: 7, week: 10 }[period])
+      assert.deepEqual(early, namePeriod(period, prefix), `${day(ms)} ${period}`)
+      const twin = periodOf(day(ms + 5 * years400), period)
+      const shifted = (text: string) =>
+        `${String(Number(text.slice(0, 4)) + 2000).padStart(4, '0')}${text.slice(4)}`
+      assert.deepEqual({ name: shifted(early.name), start: shifted(early.start) }, twin, day(ms))
+    }
+  }
+  assert.deepEqual(namePeriod('week', '9999-12-31'), { name: '9999-W52', start: '9999-12-27' })
+  assert.deepEqual(periodOf('9999-12-31', 'week'), namePeriod('week', '9999-12-31'))
 })
 
 test('series are exact: flows per currency, the smaller label values summed, balances derived', () => {

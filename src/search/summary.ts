@@ -439,7 +439,9 @@ export function namePeriod(period: Period, prefix: string): { name: string; star
       const monday = day - ((new Date(day).getUTCDay() + 6) % 7) * DAY_MS
       const thursday = new Date(monday + 3 * DAY_MS)
       const year = thursday.getUTCFullYear()
-      const week = Math.floor((thursday.getTime() - Date.UTC(year, 0, 1)) / (7 * DAY_MS)) + 1
+      // Not Date.UTC(year, 0, 1): it reads the years 0 to 99 as 1900 to 1999.
+      const january1 = Date.parse(`${String(year).padStart(4, '0')}-01-01T00:00:00Z`)
+      const week = Math.floor((thursday.getTime() - january1) / (7 * DAY_MS)) + 1
       return {
         name: `${String(year).padStart(4, '0')}-W${String(week).padStart(2, '0')}`,
         start: new Date(monday).toISOString().slice(0, 10),

@@ -12,26 +12,27 @@ export interface PeriodSlot {
 }
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0')
-const iso = (d: Date) => `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`
+/** A year as the service writes it: four digits, 0001 to 9999. */
+const year4 = (d: Date) => pad(d.getUTCFullYear(), 4)
+const iso = (d: Date) => `${year4(d)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`
 const parse = (day: string) => new Date(`${day.slice(0, 10)}T00:00:00Z`)
 
 /** The ISO 8601 week of a day: its year is the year of that week's Thursday. */
 function isoWeek(day: Date): string {
   const thursday = new Date(day)
   thursday.setUTCDate(day.getUTCDate() + 3 - ((day.getUTCDay() + 6) % 7))
-  const year = thursday.getUTCFullYear()
-  const first = Date.UTC(year, 0, 1)
+  // Not Date.UTC(year, 0, 1): it reads the years 0 to 99 as 1900 to 1999.
+  const first = parse(`${year4(thursday)}-01-01`).getTime()
   const week = Math.floor((thursday.getTime() - first) / 86_400_000 / 7) + 1
-  return `${year}-W${pad(week)}`
+  return `${year4(thursday)}-W${pad(week)}`
 }
 
 /** The period a day falls in. */
 export function periodOf(day: string, period: Period): PeriodSlot {
   const d = parse(day)
-  if (period === 'year')
-    return { name: `${d.getUTCFullYear()}`, start: `${d.getUTCFullYear()}-01-01` }
+  if (period === 'year') return { name: year4(d), start: `${year4(d)}-01-01` }
   if (period === 'month') {
-    const name = `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}`
+    const name = `${year4(d)}-${pad(d.getUTCMonth() + 1)}`
     return { name, start: `${name}-01` }
   }
   const monday = new Date(d)
