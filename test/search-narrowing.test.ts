@@ -109,6 +109,10 @@ const WORDS = [
   'cafe',
   '2024',
   'sv:',
+  // SQL's own characters: LIKE's escape, a quote, a backslash.
+  "o'brien",
+  'back\\slash',
+  'x%_y',
 ]
 const AMOUNTS = [
   '0',
@@ -395,6 +399,8 @@ test('narrowed search returns exactly what the matcher returns over every row', 
   // Needles the old documents matched across an extension's key and value, or
   // inside a JSON escape; U+017F, which FTS5 folds to "s".
   fixed.push('u0001', '"rate 10"', '"deductible true"', 'nbreak', 'starbucks', 'tar', 'stanbul')
+  // LIKE's own characters and SQL's quote, in text and as a label value.
+  fixed.push("o'brien", '"o\'b"', 'back\\slash', 'k\\s', 'x%_y', '%_', `label:${LABEL_KEYS[0]}~"%"`)
   // ANDs of NOTs, counted as NOT (a OR b): ids, text and a row test together.
   fixed.push(
     `-label:${LABEL_KEYS[0]}=food -starbucks`,
