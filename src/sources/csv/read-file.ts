@@ -6,10 +6,9 @@
 import type { Readable } from 'node:stream'
 import { parse, type Parser } from 'csv-parse'
 import type { CsvMapping } from '../../config/index.js'
-import { AMOUNT_MAX_LENGTH } from '../../decimal.js'
 import type { IngestTransaction } from '../../ledger/ingest.js'
 import { syncedText } from '../../ledger/fields.js'
-import { cleanAmount, creditMinusDebit } from './amount.js'
+import { amountProblem, cleanAmount, creditMinusDebit, pairProblem, quoted } from './amount.js'
 import { planColumns, type ColumnPlan } from './columns.js'
 import type { DateParser } from './date-layout.js'
 import { decodingToUtf8, holdsNulBytes, Utf8Check } from './encoding.js'
@@ -17,7 +16,6 @@ import { csvRowId } from './row-id.js'
 
 /** Examples of skipped rows quoted in a file's warning. */
 const SKIP_EXAMPLES = 3
-const QUOTE_MAX = 40
 
 export class CsvFileError extends Error {
   override name = 'CsvFileError'
@@ -112,27 +110,6 @@ export async function* readCsvRows(
   }
 }
 
-/** Why an amount cell is not an amount, for the file's warning. */
-function amountProblem(shown: string): string {
-  const text = shown.trim()
-  if (text === '') return 'no amount: the cell is blank'
-  // Digits that would make an amount but for the ledger's length bound.
-  const bare = text.replace(/[$,+()\s-]/g, '')
-  if (/^(\d+\.?\d*|\.\d+)$/.test(bare) && bare.length >= AMOUNT_MAX_LENGTH)
-    return `amount longer than ${AMOUNT_MAX_LENGTH} characters ${quote(text)}`
-  return `unparseable amount ${quote(text)}`
-}
-
-/** Why a debit and credit pair gives no amount. */
-function pairProblem(credit: string, debit: string): string {
-  if (credit === '' && debit === '') return 'no amount: debit and credit are blank'
-  const cells = `credit ${quote(credit)}, debit ${quote(debit)}`
-  const amounts = [credit, debit].every((c) => c === '' || cleanAmount(c) !== null)
-  // Both are amounts, so what failed is the difference's length.
-  if (amounts) return `amount longer than ${AMOUNT_MAX_LENGTH} characters: ${cells}`
-  return `unparseable amount: ${cells}`
-}
-
 function embeddedNewlines(record: readonly string[]): number {
   let count = 0
   for (const value of record) {
@@ -191,11 +168,6 @@ function text(record: readonly string[], index: number | null): string | null {
   return syncedText(cell(record, index))
 }
 
-function quote(value: string): string {
-  const shown = value.length > QUOTE_MAX ? `${value.slice(0, QUOTE_MAX)}…` : value
-  return JSON.stringify(shown)
-}
-
 /** The row, or why it is skipped. */
 function toRow(
   record: readonly string[],
@@ -208,7 +180,7 @@ function toRow(
   if (date === null)
     return dateCell.trim() === ''
       ? 'no date: the cell is blank'
-      : `unparseable date ${quote(dateCell.trim())}`
+      : `unparseable date ${quoted(dateCell.trim())}`
   let amount: string | null
   if (plan.amount !== null) {
     const shown = cell(record, plan.amount)
@@ -218,7 +190,7 @@ function toRow(
     const credit = cell(record, plan.credit)
     const debit = cell(record, plan.debit)
     amount = creditMinusDebit(credit, debit)
-    if (amount === null) return pairProblem(credit.trim(), debit.trim())
+    if (amount === null) return pairProblem(credit, debit)
   }
   const fields = {
     account_id: accountId,
