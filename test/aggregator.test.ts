@@ -24,6 +24,7 @@ import { expectStatus } from './helpers/http.js'
 import { StepClock, T0 } from './helpers/ledger.js'
 import { eventsAfter, headSequence, syncNow, type Json } from './sync-helpers.js'
 import { cofferArgs } from './helpers/program.js'
+import { assertLogFoldsToLedger } from './helpers/log-fold.js'
 
 const ADMIN = 'dashboard-token-aggregator-tests'
 const DAY = 86_400
@@ -618,6 +619,7 @@ test('re-sync is idempotent; labels and extensions survive it; synced rows and a
   }
   assert.equal((await expectStatus(app, 'GET', path, 200)).amount, '-33293.43')
   await assertNoSecret(box, fake)
+  await assertLogFoldsToLedger(app, { token: ADMIN })
 })
 
 test('the credential routes: the alias is the same route (tier, schema, answer); bad tokens are 400 without the token', async (t) => {

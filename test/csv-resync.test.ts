@@ -15,6 +15,7 @@ import {
   type Json,
 } from './sync-helpers.js'
 import { StepClock } from './helpers/ledger.js'
+import { assertLogFoldsToLedger } from './helpers/log-fold.js'
 
 const ROWS = 3500
 
@@ -85,4 +86,5 @@ test('re-sync past the first chunk: unchanged rows refreshed, changed and new ro
   const updated = events.find((e: Json) => e.data.description === 'Purchase 2500')
   assert.equal(updated.entity_id, before.get('Purchase 2500').id)
   assert.equal(updated.data.amount, '-2500.5')
+  await assertLogFoldsToLedger(app)
 })

@@ -16,6 +16,7 @@ import {
   type FakeTx,
 } from './fakes/explorer.js'
 import { allTransactions, eventsAfter, headSequence, syncNow, type Json } from './sync-helpers.js'
+import { assertLogFoldsToLedger } from './helpers/log-fold.js'
 
 const A = '0x' + 'a1'.repeat(20)
 const B = '0x' + 'b2'.repeat(20)
@@ -235,6 +236,7 @@ test('re-sync is idempotent; labels and extensions survive; synced rows are read
   const account = `/api/v1/accounts/${encodeURIComponent(`ethereum:${A}`)}`
   assert.equal((await app.request('PUT', account, { body: { name: 'mine' } })).status, 409)
   assert.equal((await app.request('GET', path)).body.amount, '0.000000000000001')
+  await assertLogFoldsToLedger(app)
 })
 
 test('paging by block cursor: short pages, several records in one block, no duplicates', async (t) => {

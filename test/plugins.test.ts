@@ -13,6 +13,7 @@ import {
   waitForPlugin,
   writePlugin,
 } from './helpers/plugins.js'
+import { assertLogFoldsToLedger } from './helpers/log-fold.js'
 
 const TOKEN = 'plugins-test-dashboard-token-0123456789'
 const auth = { token: TOKEN }
@@ -133,6 +134,7 @@ test('hooks label new transactions through the mutation path; history and proven
   const plugin = await waitForPlugin(app, 'labeller', (p) => p.last_status === 'ok', TOKEN)
   assert.equal(plugin.last_error, null)
   assert.ok(plugin.last_success_at)
+  await assertLogFoldsToLedger(app, auth)
 })
 
 test('disabled plugins miss nothing: enabling again catches up from the cursor', async (t) => {
@@ -304,6 +306,7 @@ test('deletes reach onTransactionDelete: a manual row, and each row of a deleted
     await waitFor(`the delete hook of ${id}`, async () =>
       app.logs.some((line) => line.includes(`deleted ${id}`)) ? true : undefined,
     )
+  await assertLogFoldsToLedger(app, auth)
 })
 
 /** The value of `service_plugin_lag_events` for `plugin` in a scrape, or undefined when absent. */

@@ -16,6 +16,7 @@ import {
   StepClock,
 } from './helpers/ledger.js'
 import { expectStatus } from './helpers/http.js'
+import { assertLogFoldsToLedger } from './helpers/log-fold.js'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any
@@ -129,6 +130,7 @@ async function writesMeanwhile(t: TestContext, keptSnapshots: number | undefined
     category: 'coffee',
     note: 'mine',
   })
+  await assertLogFoldsToLedger(app)
 }
 
 test('a hand-set value on a rule key is overwritten only while the row still matches', async (t) => {
@@ -197,6 +199,7 @@ test('unapply meanwhile: a key changed by hand stays, a deleted row is skipped',
       ['rule.executed', rule.id],
     ],
   )
+  await assertLogFoldsToLedger(app)
 })
 
 test('a change the log cannot pin to rows (an account renamed) makes the unit match everything again', async (t) => {
@@ -241,6 +244,7 @@ test('a rule changed meanwhile runs as it is at the commit', async (t) => {
   })
   assert.deepEqual(result, { matched: 1, updated: 1 })
   assert.deepEqual((await getTx(app, deli.id)).labels, { category: 'food' })
+  await assertLogFoldsToLedger(app)
 })
 
 test('with events off, the whole run happens in the unit, and writes meanwhile are still seen', async (t) => {

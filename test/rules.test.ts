@@ -20,6 +20,7 @@ import {
   T0,
 } from './helpers/ledger.js'
 import { expectProblem, expectStatus } from './helpers/http.js'
+import { assertLogFoldsToLedger } from './helpers/log-fold.js'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any
@@ -505,6 +506,7 @@ test('POST /rules/run: enabled rules oldest first, a later rule wins, only the n
     (await eventBodiesAfter(app, mark2)).map((e) => e.type),
     ['rule.executed'],
   )
+  await assertLogFoldsToLedger(app)
 })
 
 test('runs reach synced transactions too', async (t) => {
@@ -672,6 +674,7 @@ test('POST /rules/{id}/unapply removes only keys that still hold the rule values
     matched: 3,
     removed: 0,
   })
+  await assertLogFoldsToLedger(app)
 })
 
 // ---------------------------------------------------------------- preview
@@ -860,6 +863,7 @@ test('synced rows are born labelled; a re-sync, changed or not, applies nothing'
     ['transaction.updated'],
   )
   assert.deepEqual((await getTx(app, 'csv:1')).labels, {})
+  await assertLogFoldsToLedger(app)
 })
 
 // ---------------------------------------------------------------- tiers

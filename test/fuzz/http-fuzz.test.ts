@@ -9,6 +9,7 @@ import { test } from 'node:test'
 import fc from 'fast-check'
 import { expectStatus } from '../helpers/http.js'
 import { headSequence, keptAndCountedTransactions } from '../helpers/ledger.js'
+import { assertLogFoldsToLedger } from '../helpers/log-fold.js'
 import {
   describe,
   encodeSegment,
@@ -145,6 +146,8 @@ test(`HTTP fuzz: seeded hostile requests to every OpenAPI operation (seed ${seed
   assert.deepEqual(kept, counted, 'the kept transaction counts against the rows')
   // The log the API shows is the one the fingerprint read.
   assert.equal(String(await headSequence(app, { token: TOKEN })), current.head)
+  // Whatever the fuzz changed, it changed with its events: the log folds to the ledger.
+  await assertLogFoldsToLedger(app, { token: TOKEN })
   const strategies = [...tally.byStrategy].map(([s, n]) => `${s} ${n}`).join(', ')
   const summary = tally.summary()
   t.diagnostic(summary)

@@ -13,6 +13,7 @@ import { test } from 'node:test'
 import fc from 'fast-check'
 import { expectStatus } from '../helpers/http.js'
 import { keptAndCountedTransactions } from '../helpers/ledger.js'
+import { assertLogFoldsToLedger } from '../helpers/log-fold.js'
 import { jsonText, mcpCase, mcpTransportCase, type McpCase, type ToolSchema } from './generate.js'
 import {
   answerProblems,
@@ -197,6 +198,8 @@ test(`MCP fuzz: seeded hostile calls of every tool over /mcp (seed ${seed})`, as
   await expectStatus(app, 'GET', '/healthz', 200)
   const { kept, counted } = await keptAndCountedTransactions(app)
   assert.deepEqual(kept, counted, 'the kept transaction counts against the rows')
+  // Whatever the tools changed, they changed with its events: the log folds to the ledger.
+  await assertLogFoldsToLedger(app, { token: TOKEN })
   const summary = tally.summary(`, tool errors with a 5xx problem ${tool5xx}`)
   t.diagnostic(summary)
   t.diagnostic(
