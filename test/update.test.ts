@@ -14,7 +14,13 @@ import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
 import { processSandbox, requester, startTestApp, type TestApp } from './helpers/app.js'
 import { expectProblem, expectStatus } from './helpers/http.js'
-import { buildRelease, installsDir, layOutInstall, startFeed } from './fakes/release-feed.js'
+import {
+  buildRelease,
+  installsDir,
+  layOutInstall,
+  startFeed,
+  type ReleaseShape,
+} from './fakes/release-feed.js'
 import { cofferArgs } from './helpers/program.js'
 
 const TOKEN = 'update-test-dashboard-token-0123456789'
@@ -58,14 +64,20 @@ interface Installed {
 }
 
 /** `coffer serve` from an install at `version` in a temp directory, on a fixed port. */
-async function serveInstall(t: TestContext, version: string, feedUrl: string): Promise<Installed> {
+async function serveInstall(
+  t: TestContext,
+  version: string,
+  feedUrl: string,
+  /** Paths relative to the install (the service runs from it when any is given). */
+  env: Record<string, string> = {},
+): Promise<Installed> {
   const sandbox = await processSandbox(t, 'update')
   const root = mkdtempSync(join(installsDir(), 'install-'))
   t.after(() => rmSync(root, { recursive: true, force: true }))
   layOutInstall(root, version)
   const port = await freePort()
   const child = spawn(process.execPath, cofferArgs(['serve'], root), {
-    cwd: sandbox.dir,
+    cwd: Object.keys(env).length > 0 ? root : sandbox.dir,
     env: {
       PATH: process.env.PATH,
       ...sandbox.env,
@@ -74,6 +86,7 @@ async function serveInstall(t: TestContext, version: string, feedUrl: string): P
       SERVICE_UPDATE_CHECK: 'true',
       SERVICE_UPDATE_ALLOW_APPLY: 'true',
       SERVICE_UPDATE_URL: feedUrl,
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
@@ -227,6 +240,32 @@ test('a release with a wrong checksum or size, or a failed download, swaps nothi
   assert.doesNotMatch(app.output(), /restart: this process now supervises/)
 })
 
+test('a release that holds more than the program (a data folder, what its files do not name) swaps nothing', async (t) => {
+  const feed = await startFeed(t)
+  // The service's data lives inside the install, as when it runs from there.
+  const app = await serveInstall(t, '0.8.0', feed.url, { SERVICE_DATA_DIR: 'state' })
+  await expectStatus(app, 'POST', '/api/v1/accounts', 201, { name: 'Cash', currency: 'USD' }, admin)
+  const refused = async (shape: ReleaseShape, named: RegExp) => {
+    feed.publish({ version: '0.9.0', release: await buildRelease('0.9.0', shape) })
+    const problem = await expectProblem(app, 'POST', '/api/v1/update', 422, undefined, admin)
+    assert.match(problem.detail, named)
+    assert.match(problem.detail, /never what the install keeps/)
+  }
+  // A data folder: the swap would have moved the ledger into the backup that a
+  // healthy update deletes.
+  await refused({ extra: { 'data/README': 'x' }, moreFiles: ['data/'] }, /"data"/)
+  await refused({ extra: { 'coffer.toml': '' }, moreFiles: ['coffer.toml'] }, /"coffer\.toml"/)
+  // This install's own data.dir, even where the release's files name it.
+  await refused({ extra: { 'state/x': '' }, moreFiles: ['state/'] }, /"state"/)
+  // An entry that its package.json `files` does not name is not the program's.
+  await refused({ extra: { 'notes.txt': 'x' } }, /"notes\.txt"/)
+
+  assert.equal(app.version(), '0.8.0')
+  assert.equal(existsSync(join(app.root, '.coffer-update')), false)
+  const accounts = await expectStatus(app, 'GET', '/api/v1/accounts', 200, undefined, admin)
+  assert.equal(accounts.total, 1)
+})
+
 test('a good release is swapped in and the service comes back at it, with its data, on its port', async (t) => {
   const feed = await startFeed(t)
   feed.publish({ version: '0.9.0', release: await buildRelease('0.9.0') })
@@ -265,7 +304,7 @@ test('a good release is swapped in and the service comes back at it, with its da
 
 test('a release that does not become ready is rolled back to the running version', async (t) => {
   const feed = await startFeed(t)
-  feed.publish({ version: '0.9.0', release: await buildRelease('0.9.0', true) })
+  feed.publish({ version: '0.9.0', release: await buildRelease('0.9.0', { breakCli: true }) })
   const app = await serveInstall(t, '0.8.0', feed.url)
   await expectStatus(app, 'POST', '/api/v1/accounts', 201, { name: 'Cash', currency: 'USD' }, admin)
 

@@ -4,7 +4,7 @@
 // `update.allow_apply` is on, then asks the program to restart into it (the
 // supervisor of src/supervisor/ checks the new version's health and rolls back).
 import { readFileSync } from 'node:fs'
-import { join, relative, resolve } from 'node:path'
+import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import type { ServiceContext } from '../context.js'
 import { Conflict, BadGateway, Forbidden, Unavailable } from '../errors.js'
 import {
@@ -60,6 +60,13 @@ export interface RestartRequest {
 interface PackageJson {
   name: string
   version: string
+}
+
+/** The top-level entry of `path` inside `root`, or null when the path lies outside it. */
+function topEntryIn(root: string, path: string): string | null {
+  const inside = relative(root, resolve(path))
+  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) return null
+  return inside.split(sep)[0]!
 }
 
 export function installedPackage(root = installRoot()): PackageJson {
@@ -150,6 +157,13 @@ export class UpdateService {
    * every check passed; a newer version only. `canRestart`: whether this
    * process can restart itself (only `coffer serve` can).
    */
+  /** What this install keeps that a release must not replace: its data, database and plugins. */
+  #keptEntries(): string[] {
+    const { data, database, plugins } = this.#ctx.config
+    const paths = [data.dir, plugins.dir, ...(database.driver === 'sqlite' ? [database.path] : [])]
+    return paths.flatMap((path) => topEntryIn(this.#root, path) ?? [])
+  }
+
   async apply(canRestart: boolean): Promise<{ result: ApplyResult; journal: string | null }> {
     const { update } = this.#ctx.config
     if (!update.allow_apply)
@@ -188,11 +202,12 @@ export class UpdateService {
         const tarball = await downloadAsset(asset, staging)
         log.info('update: size and SHA-256 match; unpacking beside the install')
         const entry = relative(this.#root, resolve(process.argv[1] ?? 'dist/cli.js'))
-        staged = await unpackRelease(tarball, staging, {
-          name: this.#package.name,
-          version: feed.version,
-          entry,
-        })
+        staged = await unpackRelease(
+          tarball,
+          staging,
+          { name: this.#package.name, version: feed.version, entry },
+          this.#keptEntries(),
+        )
       } catch (error) {
         // Nothing was swapped: nothing of this try stays.
         await rm(join(this.#root, UPDATE_DIR), { recursive: true, force: true })

@@ -128,6 +128,8 @@ export async function unpackRelease(
   dir: string,
   /** `entry`: the program file, relative to the root (dist/cli.js; src/cli.ts under tsx). */
   expected: { name: string; version: string; entry: string },
+  /** Top-level names in the install that hold what it keeps (data.dir, the database, plugins.dir). */
+  kept: readonly string[] = [],
 ): Promise<string> {
   const fail = async (message: string) => {
     await rm(dir, { recursive: true, force: true })
@@ -152,7 +154,7 @@ export async function unpackRelease(
     throw await fail(`the release is not a tarball this service unpacks: ${warnings[0]}`)
   await rm(tarball, { force: true })
   const staged = join(dir, 'package')
-  let pkg: { name?: unknown; version?: unknown }
+  let pkg: { name?: unknown; version?: unknown; files?: unknown }
   try {
     pkg = JSON.parse(await readFile(join(staged, 'package.json'), 'utf8')) as typeof pkg
   } catch {
@@ -168,7 +170,36 @@ export async function unpackRelease(
     throw await fail(`the release has no ${expected.entry}, the program this service runs`)
   if (!existsSync(join(staged, 'node_modules')))
     throw await fail('the release has no node_modules (an asset is packed with its dependencies)')
+  // Every entry the release holds replaces the install's own at the swap: one
+  // named like the data folder would put the ledger in a backup that the
+  // confirmed update then deletes.
+  const foreign = (await readdir(staged)).filter(
+    (entry) => !isProgramEntry(entry, pkg.files) || KEPT_ENTRIES.has(entry) || kept.includes(entry),
+  )
+  if (foreign.length > 0)
+    throw await fail(
+      `the release holds ${foreign.map((e) => JSON.stringify(e)).join(', ')}, which is not the program's ` +
+        `(package.json "files", package.json, node_modules, README, LICENSE): an update replaces only the ` +
+        `program, never what the install keeps (${[...KEPT_ENTRIES, ...kept].join(', ')})`,
+    )
   return staged
+}
+
+/** What an install keeps whatever a release says: its data, its configuration, the update's own folder. */
+const KEPT_ENTRIES = new Set(['data', 'coffer.toml', '.env', '.git', UPDATE_DIR])
+
+/** Files npm packs whatever `files` says. */
+const ALWAYS_PACKED =
+  /^(package\.json|package-lock\.json|npm-shrinkwrap\.json|node_modules|(readme|license|licence|changelog|notice)(\..*)?)$/i
+
+/** Whether a top-level entry of a release is part of the program: packed always, or under `files`. */
+function isProgramEntry(entry: string, files: unknown): boolean {
+  if (ALWAYS_PACKED.test(entry)) return true
+  if (!Array.isArray(files)) return false
+  return files.some(
+    (pattern) =>
+      typeof pattern === 'string' && pattern.replace(/^\.?\//, '').split('/')[0] === entry,
+  )
 }
 
 /**

@@ -5,24 +5,35 @@ import { createHash } from 'node:crypto'
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { TestContext } from 'node:test'
 import * as tar from 'tar'
 import { CHECKOUT, PROGRAM_FILE, PROGRAM_ROOT } from '../helpers/program.js'
 
+/** How a test release differs from a good one. */
+export interface ReleaseShape {
+  /** Its program exits at once: a release that never becomes ready. */
+  breakCli?: boolean
+  /** More files it holds, by path under package/. */
+  extra?: Record<string, string>
+  /** More entries its package.json `files` names. */
+  moreFiles?: string[]
+}
+
 /**
  * Lays out an install of this checkout at `version` in `dir`: package.json,
  * tsconfig.json, src/ as the tests run it (compiled, or TypeScript run by tsx:
- * helpers/program.ts) and node_modules. `breakCli` makes its program exit at
- * once, a release that never becomes ready.
+ * helpers/program.ts) and node_modules, shaped by `release`.
  */
-export function layOutInstall(dir: string, version: string, breakCli = false): void {
+export function layOutInstall(dir: string, version: string, release: ReleaseShape = {}): void {
   mkdirSync(dir, { recursive: true })
   const pkg = JSON.parse(readFileSync(join(CHECKOUT, 'package.json'), 'utf8')) as Record<
     string,
     unknown
   >
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...pkg, version }, null, 2))
+  // `files` names what this layout ships, as a packed release's package.json does.
+  const files = ['src/', 'tsconfig.json', ...(release.moreFiles ?? [])]
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...pkg, version, files }, null, 2))
   cpSync(join(CHECKOUT, 'tsconfig.json'), join(dir, 'tsconfig.json'))
   cpSync(join(PROGRAM_ROOT, 'src'), join(dir, 'src'), {
     recursive: true,
@@ -30,7 +41,11 @@ export function layOutInstall(dir: string, version: string, breakCli = false): v
     dereference: true,
     filter: (source) => !/\.test\.[jt]s$/.test(source),
   })
-  if (breakCli) writeFileSync(join(dir, PROGRAM_FILE), 'process.exit(3)\n')
+  if (release.breakCli) writeFileSync(join(dir, PROGRAM_FILE), 'process.exit(3)\n')
+  for (const [path, text] of Object.entries(release.extra ?? {})) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true })
+    writeFileSync(join(dir, path), text)
+  }
   // A release carries its node_modules; this one holds a marker only, and Node
   // finds the packages in this checkout's node_modules, above every test
   // install (installsDir()).
@@ -51,10 +66,10 @@ export interface Release {
 }
 
 /** A release asset of this checkout at `version`. */
-export async function buildRelease(version: string, breakCli = false): Promise<Release> {
+export async function buildRelease(version: string, shape: ReleaseShape = {}): Promise<Release> {
   const dir = mkdtempSync(join(installsDir(), 'release-'))
   try {
-    layOutInstall(join(dir, 'package'), version, breakCli)
+    layOutInstall(join(dir, 'package'), version, shape)
     const file = join(dir, 'release.tgz')
     await tar.c({ gzip: true, cwd: dir, file, portable: true }, ['package'])
     const tarball = readFileSync(file)
