@@ -10,7 +10,7 @@
 //   L2 events/
 //   L1 db/
 //   L0 foundation: config/, schemas/, errors.ts, log.ts, metrics.ts, clock.ts,
-//      async-lock.ts, page.ts, signals.ts, worker-module.ts
+//      async-lock.ts, page.ts, signals.ts, worker-module.ts, response-body.ts
 //
 // One exception: db/schema.ts combines the table types that each folder declares
 // in its tables.ts (DESIGN "Storage"), so it may type-import those files, and
@@ -19,8 +19,8 @@
 /** Layers from the bottom up: a name for the messages, and the paths they hold. */
 const LAYERS = [
   {
-    name: 'L0 foundation (config/, schemas/, errors, log, metrics, clock, async-lock, page, signals, decimal, worker-module)',
-    path: '^src/(config/|schemas/|(errors|log|metrics|clock|async-lock|page|signals|decimal|worker-module)\\.ts$)',
+    name: 'L0 foundation (config/, schemas/, errors, log, metrics, clock, async-lock, page, signals, decimal, worker-module, response-body)',
+    path: '^src/(config/|schemas/|(errors|log|metrics|clock|async-lock|page|signals|decimal|worker-module|response-body)\\.ts$)',
   },
   { name: 'L1 db/', path: '^src/db/' },
   { name: 'L2 events/', path: '^src/events/' },

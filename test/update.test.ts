@@ -9,7 +9,8 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { createServer as createHttpServer, type ServerResponse } from 'node:http'
+import { createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
 import { processSandbox, requester, startTestApp, type TestApp } from './helpers/app.js'
@@ -206,6 +207,67 @@ test('a feed that cannot be read is reported in the status, not thrown', async (
   assert.equal(status.latest, null)
   assert.match(status.last_error, /HTTP 404/)
   assert.ok(app.logs.some((line) => line.includes('the release feed check failed')))
+})
+
+test('a hostile feed: past 1 MiB without a length, an asset address with a password or not http, a size past 2 GiB', async (t) => {
+  let answer: (res: ServerResponse) => void = (res) => res.end()
+  const server = createHttpServer((_req, res) => answer(res))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  const feedUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/feed.json`
+  const app = await startTestApp(t, {
+    env: {
+      SERVICE_DASHBOARD_TOKEN: TOKEN,
+      SERVICE_UPDATE_URL: feedUrl,
+      SERVICE_UPDATE_CHECK: 'true',
+      SERVICE_UPDATE_ALLOW_APPLY: 'true',
+    },
+    onRestart: () => {}, // never reached: every feed here is refused first
+  })
+  const asset = (fields: object) => (res: ServerResponse) =>
+    res.end(
+      JSON.stringify({
+        version: '99.0.0',
+        published_at: null,
+        notes_url: null,
+        assets: [
+          {
+            platform: `${process.platform}-${process.arch}`,
+            url: 'https://releases.example/coffer.tgz',
+            sha256: 'ab'.repeat(32),
+            size: 1000,
+            ...fields,
+          },
+        ],
+      }),
+    )
+  const refused = async (answerWith: typeof answer, named: RegExp) => {
+    answer = answerWith
+    const problem = await expectProblem(app, 'POST', '/api/v1/update', 502, undefined, admin)
+    assert.match(problem.detail, named)
+    assert.doesNotMatch(JSON.stringify(problem), /S3cret/)
+    return problem
+  }
+  // Chunked, no Content-Length: read no further than the bound.
+  await refused((res) => {
+    const chunk = Buffer.alloc(64 * 1024, 0x20)
+    let sent = 0
+    const more = () => {
+      while (sent < 64 && res.write(chunk)) sent++
+      if (sent < 64) res.once('drain', more)
+      else res.end('{}')
+    }
+    more()
+  }, /the release feed is larger than 1048576 bytes/)
+  await refused(
+    asset({ url: 'https://user:S3cretPass@releases.example/coffer.tgz' }),
+    /\/assets\/0\/url carries a user name or password/,
+  )
+  await refused(asset({ url: 'file:///etc/passwd' }), /\/assets\/0\/url is not an http\(s\) URL/)
+  await refused(asset({ size: 2 ** 40 }), /\/assets\/0\/size/)
+  const status = await expectStatus(app, 'GET', '/api/v1/update', 200, undefined, admin)
+  assert.doesNotMatch(JSON.stringify(status), /S3cret/)
+  assert.ok(!app.logs.some((line) => line.includes('S3cret')), 'no log line holds the password')
 })
 
 test('a release with a wrong checksum or size, or a failed download, swaps nothing', async (t) => {

@@ -54,6 +54,11 @@ function validValue(
         .integer({ min: spec.min ?? -1_000_000, max: spec.max ?? 2 ** 40 })
         .map((n) => ({ toml: n, loaded: n, env: ` ${n} ` }))
     case 'string':
+      if (spec.fetched)
+        return fc
+          .tuple(fc.constantFrom('http', 'https'), fc.webPath())
+          .map(([scheme, path]) => `${scheme}://feed.example${path}`)
+          .map((s) => ({ toml: s, loaded: s, env: s }))
       // Blank is not empty: only "" means unset.
       return text.map((s) => ({ toml: s, loaded: s, env: s }))
     case 'duration':

@@ -497,6 +497,32 @@ test('file errors name the key', () => {
   )
 })
 
+test('an address the service fetches is an http(s) URL without a password, which no error repeats', () => {
+  assertFails(
+    '[update]\nurl = "https://feeduser:S3cretFeedPass@feed.example/feed.json"\n',
+    {},
+    'config: update.url: must not carry a user name or password (user:password@host): fetch cannot send them',
+  )
+  assertFails(
+    null,
+    { SERVICE_PLUGINS_REGISTRY_URL: 'https://token@registry.example/index.json' },
+    /^SERVICE_PLUGINS_REGISTRY_URL: must not carry a user name or password/,
+  )
+  assertFails(
+    '[ethereum]\napi_url = "file:///etc/passwd"\n',
+    {},
+    'config: ethereum.api_url: expected an http(s) URL, got the scheme "file:"',
+  )
+  assertFails(
+    '[csv]\ndrive_token_url = "oauth2.example/token"\n',
+    {},
+    'config: csv.drive_token_url: expected an absolute http(s) URL',
+  )
+  // The SimpleFIN access URL carries its credentials by design (a secret, never shown).
+  const { config } = load('[aggregator]\naccess_url = "https://u:p@bridge.example/simplefin"\n')
+  assert.equal(config.aggregator.access_url, 'https://u:p@bridge.example/simplefin')
+})
+
 test('csv folder errors name the exact key', () => {
   const folder = '[[csv.folders]]\nname = "A"\npath = "/a"\naccount = "A"\n'
   assertFails(

@@ -28,6 +28,11 @@ export interface ConfigKeySpec {
   settable?: false
   /** A stored setting applies at once, without a restart (CONTRACT 10). */
   live?: true
+  /**
+   * An address the service fetches: an absolute http(s) URL without a user or
+   * password, which fetch refuses to send (and would print in its error).
+   */
+  fetched?: true
 }
 
 // One line per key reads as a table, so prettier leaves it alone.
@@ -73,29 +78,29 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
   { key: 'ethereum.chain_id', kind: 'int', default: 1, min: 1, secret: false, title: 'EVM chain id' },
   { key: 'ethereum.address', kind: 'string', default: null, secret: false, settable: false, title: 'Watched address' },
   { key: 'ethereum.addresses', kind: 'string_list', default: [], secret: false, settable: false, title: 'Watched addresses' },
-  { key: 'ethereum.api_url', kind: 'string', default: 'https://api.etherscan.io/v2/api', secret: false, title: 'Block explorer API endpoint' },
+  { key: 'ethereum.api_url', kind: 'string', default: 'https://api.etherscan.io/v2/api', secret: false, fetched: true, title: 'Block explorer API endpoint' },
   { key: 'ethereum.rate_limit', kind: 'int', default: 3, min: 1, secret: false, title: 'Block explorer requests per second' },
 
   { key: 'csv.drive_client_id', kind: 'string', default: null, secret: false, title: 'Drive OAuth client id' },
   { key: 'csv.drive_client_secret', kind: 'string', default: null, secret: true, title: 'Drive OAuth client secret' },
   { key: 'csv.drive_redirect_url', kind: 'string', default: null, secret: false, title: 'Drive OAuth redirect URL' },
-  { key: 'csv.drive_api_url', kind: 'string', default: 'https://www.googleapis.com/drive/v3', secret: false, title: 'Drive API endpoint' },
-  { key: 'csv.drive_auth_url', kind: 'string', default: 'https://accounts.google.com/o/oauth2/v2/auth', secret: false, title: 'Drive OAuth authorization endpoint' },
-  { key: 'csv.drive_token_url', kind: 'string', default: 'https://oauth2.googleapis.com/token', secret: false, title: 'Drive OAuth token endpoint' },
+  { key: 'csv.drive_api_url', kind: 'string', default: 'https://www.googleapis.com/drive/v3', secret: false, fetched: true, title: 'Drive API endpoint' },
+  { key: 'csv.drive_auth_url', kind: 'string', default: 'https://accounts.google.com/o/oauth2/v2/auth', secret: false, fetched: true, title: 'Drive OAuth authorization endpoint' },
+  { key: 'csv.drive_token_url', kind: 'string', default: 'https://oauth2.googleapis.com/token', secret: false, fetched: true, title: 'Drive OAuth token endpoint' },
   { key: 'csv.folders', kind: 'json', default: [], secret: false, settable: false, title: 'CSV folders' },
 
   { key: 'mcp.enabled', kind: 'bool', default: true, secret: false, title: 'Mount /mcp' },
 
   { key: 'plugins.enabled', kind: 'bool', default: true, secret: false, title: 'Run plugins' },
   { key: 'plugins.dir', kind: 'string', default: 'data/plugins', secret: false, title: 'Installed plugins directory' },
-  { key: 'plugins.registry_url', kind: 'string', default: null, secret: false, title: 'Plugin marketplace index URL' },
+  { key: 'plugins.registry_url', kind: 'string', default: null, secret: false, fetched: true, title: 'Plugin marketplace index URL' },
   { key: 'plugins.hook_timeout', kind: 'duration', default: '5s', min: 1, max: 600_000, secret: false, title: 'Plugin hook timeout (at most 10m)' },
   { key: 'plugins.memory_mib', kind: 'int', default: 64, min: 1, max: 2048, secret: false, title: 'Plugin memory limit (MiB, at most 2048)' },
   { key: 'plugins.queue_size', kind: 'int', default: 256, min: 1, secret: false, title: 'Plugin event queue size' },
 
   { key: 'update.check', kind: 'bool', default: false, secret: false, title: 'Check for updates' },
   { key: 'update.allow_apply', kind: 'bool', default: false, secret: false, title: 'Allow applying updates' },
-  { key: 'update.url', kind: 'string', default: null, secret: false, title: 'Release feed URL' },
+  { key: 'update.url', kind: 'string', default: null, secret: false, fetched: true, title: 'Release feed URL' },
 
   { key: 'log.level', kind: 'enum', enum: ['trace', 'debug', 'info', 'warn', 'error'], default: 'info', secret: false, live: true, title: 'Log level' },
   { key: 'log.format', kind: 'enum', enum: ['text', 'json'], default: 'text', secret: false, live: true, title: 'Log format' },

@@ -39,6 +39,7 @@ export function checkValue(spec: ConfigKeySpec, value: unknown): unknown {
         if (isNullable(spec)) return null
         throw new ValueProblem('must not be empty')
       }
+      if (spec.fetched) checkFetchedUrl(value)
       return value
     case 'duration': {
       if (typeof value !== 'string') throw wrongType('a duration string such as "10s"')
@@ -82,6 +83,24 @@ export function checkValue(spec: ConfigKeySpec, value: unknown): unknown {
       return checker ? checker(value) : value
     }
   }
+}
+
+/** An address to fetch; the problem never repeats the value, which may hold a password. */
+function checkFetchedUrl(value: string): void {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new ValueProblem('expected an absolute http(s) URL')
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ValueProblem(
+      `expected an http(s) URL, got the scheme ${JSON.stringify(url.protocol)}`,
+    )
+  if (url.username !== '' || url.password !== '')
+    throw new ValueProblem(
+      'must not carry a user name or password (user:password@host): fetch cannot send them',
+    )
 }
 
 /** Turns an environment variable's text into the value checkValue expects. */

@@ -5,15 +5,18 @@
 import Type, { type Static } from 'typebox'
 import { Ajv, type ValidateFunction } from 'ajv'
 import semver from 'semver'
+import { BodyTooLarge, readBoundedText } from '../response-body.js'
 
 const MAX_FEED_BYTES = 1024 * 1024
+export const MAX_ASSET_BYTES = 2 * 1024 * 1024 * 1024
 export const FEED_TIMEOUT_MS = 15_000
 
 const Asset = Type.Object({
   platform: Type.String({ minLength: 1 }),
   url: Type.String({ minLength: 1 }),
   sha256: Type.String({ pattern: '^[0-9a-fA-F]{64}$' }),
-  size: Type.Integer({ minimum: 1 }),
+  // A release is tens of megabytes; a bound keeps a hostile feed from filling the disk.
+  size: Type.Integer({ minimum: 1, maximum: MAX_ASSET_BYTES }),
 })
 
 const Feed = Type.Object({
@@ -55,14 +58,13 @@ export async function fetchFeed(url: string, signal?: AbortSignal): Promise<Rele
     await response.body?.cancel()
     throw new FeedError(`the release feed answered HTTP ${response.status}`)
   }
-  const declared = Number(response.headers.get('content-length') ?? '0')
-  if (declared > MAX_FEED_BYTES) {
-    await response.body?.cancel()
-    throw new FeedError(`the release feed is larger than ${MAX_FEED_BYTES} bytes`)
+  let text: string
+  try {
+    text = await readBoundedText(response, MAX_FEED_BYTES)
+  } catch (error) {
+    if (error instanceof BodyTooLarge) throw new FeedError(`the release feed is ${error.message}`)
+    throw new FeedError(`the release feed could not be read: ${describeFetchError(error)}`)
   }
-  const text = await response.text()
-  if (text.length > MAX_FEED_BYTES)
-    throw new FeedError(`the release feed is larger than ${MAX_FEED_BYTES} bytes`)
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
@@ -79,6 +81,10 @@ export async function fetchFeed(url: string, signal?: AbortSignal): Promise<Rele
     throw new FeedError(
       `the release feed's version ${JSON.stringify(parsed.version)} is not a semantic version`,
     )
+  for (const [index, asset] of parsed.assets.entries()) {
+    const problem = assetUrlProblem(asset.url)
+    if (problem) throw new FeedError(`the release feed's /assets/${index}/url ${problem}`)
+  }
   return parsed
 }
 
@@ -87,12 +93,32 @@ export function assetFor(feed: ReleaseFeed, platform = currentPlatform()): Relea
   return feed.assets.find((asset) => asset.platform === platform) ?? null
 }
 
-/** A fetch failure in words, without the address (it may carry credentials). */
+/** Why an asset's address cannot be downloaded, in words that do not repeat it; null when it can. */
+function assetUrlProblem(address: string): string | null {
+  let url: URL
+  try {
+    url = new URL(address)
+  } catch {
+    return 'is not an absolute URL'
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `is not an http(s) URL (${JSON.stringify(url.protocol)})`
+  if (url.username !== '' || url.password !== '')
+    return 'carries a user name or password, which a download cannot send'
+  return null
+}
+
+// user:password@ in any URL a message quotes (undici's "cannot be constructed
+// from a URL that includes credentials: <url>" does).
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi
+
+/** A fetch failure in words, without an address's credentials. */
 export function describeFetchError(error: unknown): string {
   if (error instanceof Error && error.name === 'TimeoutError') return 'timed out'
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error
   if (cause instanceof Error && 'code' in cause) return String(cause.code)
-  return cause instanceof Error ? cause.message : String(cause)
+  const text = cause instanceof Error ? cause.message : String(cause)
+  return text.replace(URL_CREDENTIALS, '$1[redacted]@')
 }
 
 /** Whether `a` is a newer version than `b` (semver precedence). */
