@@ -5,15 +5,18 @@
 // skips, without them).
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
-import { createWriteStream, readFileSync, writeFileSync } from 'node:fs'
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { get, type IncomingMessage } from 'node:http'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { test, type TestContext } from 'node:test'
 import { parse } from 'csv-parse/sync'
 import { compareDecimal, DecimalSum, formatScaled, sumDecimal } from '../src/decimal.js'
-import { ledgerAccountNames } from '../src/export/names.js'
+import { formatWriter, type ExportFormat } from '../src/export/formats.js'
+import { accountComponent, ledgerAccountNames, shortHash } from '../src/export/names.js'
+import { canonicalJson, type TransactionJson } from '../src/ledger/json.js'
 import { writeExtensionsInUnit } from '../src/ledger/extensions.js'
 import { writeLabelsInUnit } from '../src/ledger/labels.js'
 import { findTransaction } from '../src/ledger/snapshots.js'
@@ -440,6 +443,176 @@ test('GET /api/v1/export is read tier: no credential is 401, a read key and the 
   const admin = await s.app.request('GET', '/api/v1/export?format=csv', { token: TOKEN })
   assert.equal(admin.status, 200)
   assert.equal(admin.text, read.text)
+})
+
+// Awkward text straight through the writers (no database): each case is read
+// back by hledger or bean-check.
+
+/** A transaction as the writers get it: a plain one with `fields` over it. */
+function transaction(fields: Partial<TransactionJson>): TransactionJson {
+  return {
+    id: 'man_1',
+    account_id: 'acc_usd',
+    amount: '1.00',
+    date: '2024-01-05T00:00:00.000Z',
+    description: 'purchase',
+    payee: null,
+    memo: null,
+    pending: false,
+    source: 'manual',
+    labels: {},
+    extensions: {},
+    synced_at: null,
+    ...fields,
+  }
+}
+
+/** The whole text of `format` for these transactions; `currencies` maps account ids (default USD). */
+function written(
+  format: ExportFormat,
+  transactions: TransactionJson[],
+  currencies: Record<string, string> = {},
+): string {
+  const writer = formatWriter(format)
+  return (
+    writer.start() +
+    writer.page(transactions, (id) => ({
+      currency: currencies[id] ?? 'USD',
+      ledger_name: `Assets:Manual:${accountComponent(id)}`,
+    }))
+  )
+}
+
+/** `text` in a file of a temp directory removed after the test. */
+function tempFile(t: TestContext, name: string, text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'coffer-export-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const path = join(dir, name)
+  writeFileSync(path, text)
+  return path
+}
+
+/** `hledger -f <journal> <args>`, asserted to succeed: its stdout. */
+function hledgerOn(journal: string, args: string[]): string {
+  const run = spawnSync('hledger', ['-f', journal, ...args], { encoding: 'utf8' })
+  assert.equal(run.status, 0, `hledger ${args.join(' ')}: ${run.stderr}`)
+  return run.stdout
+}
+
+/** bean-check on a beancount text, asserted to find nothing. */
+function assertBeanCheckAccepts(t: TestContext, text: string): void {
+  const check = spawnSync('bean-check', [tempFile(t, 'export.beancount', text)], {
+    encoding: 'utf8',
+  })
+  assert.equal(check.status, 0, `bean-check: ${check.stdout}${check.stderr}`)
+  assert.equal(check.stdout + check.stderr, '')
+}
+
+test('csv quotes a field holding a lone line feed or carriage return, so each record is one line', () => {
+  const csv = written('csv', [transaction({ description: 'd1\rd2', memo: 'm1\nm2' })])
+  assert.equal(
+    csv.split('\r\n')[1],
+    'man_1,2024-01-05T00:00:00.000Z,acc_usd,1.00,USD,"d1\rd2",,"m1\nm2",false,manual,,{},{}',
+  )
+})
+
+test('hledger reads a title that starts with "(" whole, not as a transaction code', (t) => {
+  requireTool('hledger')
+  const titles = ['(no closing paren', '(code) description', ' (spaced']
+  const transactions = titles.map((description, i) => transaction({ id: `man_${i}`, description }))
+  transactions.push(transaction({ id: 'man_p', payee: '(payee', description: 'what' }))
+  const journal = tempFile(t, 'export.journal', written('ledger', transactions))
+  const rows = parse<{ code: string; description: string }>(
+    hledgerOn(journal, ['register', 'Assets', '-O', 'csv']),
+    { columns: true },
+  )
+  assert.deepEqual(
+    rows.map((r) => [r.code, r.description]),
+    [...titles.map((title) => ['', title.trimStart()]), ['', '(payee | what']],
+  )
+})
+
+test('hledger accepts every currency as a commodity, a ";" or an empty one included', (t) => {
+  requireTool('hledger')
+  const currencies: Record<string, string> = {
+    acc_url: 'https://x.example/c?u=1;v=2',
+    acc_quote: 'A"B',
+    acc_empty: '',
+    acc_digits: '1INCH',
+  }
+  const journal = tempFile(
+    t,
+    'export.journal',
+    written(
+      'ledger',
+      Object.keys(currencies).map((id) => transaction({ id: `man_${id}`, account_id: id })),
+      currencies,
+    ),
+  )
+  hledgerOn(journal, ['check'])
+  const balances = parse<{ account: string; balance: string }>(
+    hledgerOn(journal, ['balance', 'Assets', '--flat', '--no-total', '-O', 'csv']),
+    { columns: true },
+  )
+  assert.deepEqual(
+    balances.map((b) => [b.account, b.balance]),
+    [
+      ['Assets:Manual:Acc-digits', '1.00 "1INCH"'],
+      ['Assets:Manual:Acc-empty', '1.00'],
+      ['Assets:Manual:Acc-quote', '1.00 A_B'],
+      ['Assets:Manual:Acc-url', '1.00 "https://x.example/c?u=1_v=2"'],
+    ],
+  )
+})
+
+test('bean-check reads texts of more lines than beancount allows in a string', (t) => {
+  requireTool('bean-check')
+  const lines = (n: number, lineBreak: string) =>
+    Array.from({ length: n }, (_, i) => `line ${i}`).join(lineBreak)
+  const beancount = written('beancount', [
+    transaction({ description: lines(70, '\r\n'), payee: lines(64, '\n'), memo: lines(200, '\n') }),
+  ])
+  assertBeanCheckAccepts(t, beancount)
+  // 64 lines are kept as they are; beyond, line breaks become spaces.
+  assert.ok(beancount.includes(`"${lines(64, '\n')}"`))
+  assert.ok(
+    beancount.includes(`memo: "${lines(63, '\n')}\n${lines(200, ' ').split(' line 62 ')[1]}`),
+  )
+  assert.ok(beancount.includes(`line 62\r\nline 63 line 64 line 65`))
+})
+
+test('beancount metadata keys stay distinct when a suffixed key is spelled like another key', (t) => {
+  requireTool('bean-check')
+  const suffixed = `x_y-${shortHash('x.y').toLowerCase()}`
+  const keys = { 'x.y': '1', x_y: '2', [suffixed]: '3' }
+  assertBeanCheckAccepts(t, written('beancount', [transaction({ labels: keys, extensions: keys })]))
+})
+
+test('hledger reads an extension whose JSON holds commas whole, percent-encoded', (t) => {
+  requireTool('hledger')
+  const value = { list: [1, 'a,b', '100%'], n: null }
+  const journal = tempFile(
+    t,
+    'export.journal',
+    written('ledger', [transaction({ extensions: { 'a.b': value } })]),
+  )
+  const shown = hledgerOn(journal, ['tags', 'coffer-ext-a.b', '--values']).trim()
+  assert.equal(decodeURIComponent(shown), canonicalJson(value))
+})
+
+test('memo text makes no hledger tags', (t) => {
+  requireTool('hledger')
+  const memo = 'key: value, other: v2\ndate:2024-02-30 see https://x.example/a:b :lead'
+  const journal = tempFile(
+    t,
+    'export.journal',
+    written('ledger', [transaction({ memo, labels: { category: 'food' } })]),
+  )
+  assert.deepEqual(hledgerOn(journal, ['tags']).trim().split('\n'), ['category', 'coffer-id'])
+  assert.match(
+    readFileSync(journal, 'utf8'),
+    /; memo key : value, other : v2 date :2024-02-30 see https :\/\/x.example\/a :b :lead\n/,
+  )
 })
 
 /** Rows of the large ledger; 100,000 as the issue asks (about 40 s here, most of it bean-check). */

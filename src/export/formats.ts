@@ -8,8 +8,10 @@ import {
   beancountCommodity,
   beancountMetaKeys,
   counterAccount,
+  hledgerCommentText,
   hledgerCommodity,
   hledgerTagName,
+  hledgerTagValue,
   oneLine,
 } from './names.js'
 
@@ -62,13 +64,19 @@ const CSV_COLUMNS = [
   'extensions',
 ] as const
 
+/**
+ * CRLF between records; a field holding a lone '\r' or '\n' is quoted too (with
+ * `record_delimiter` set, csv-stringify would quote only "\r\n").
+ */
+const CSV_OPTIONS = { record_delimiter: 'windows', quote_record_delimiter: true } as const
+
 /** RFC 4180: CRLF between records, quotes only where needed; labels and extensions as JSON. */
 class CsvWriter implements FormatWriter {
   readonly contentType = 'text/csv; charset=utf-8'
   readonly extension = 'csv'
 
   start(): string {
-    return stringify([[...CSV_COLUMNS]], { record_delimiter: 'windows' })
+    return stringify([[...CSV_COLUMNS]], CSV_OPTIONS)
   }
 
   page(transactions: readonly TransactionJson[], account: (id: string) => ExportAccount): string {
@@ -87,7 +95,7 @@ class CsvWriter implements FormatWriter {
       canonicalJson(t.labels),
       canonicalJson(t.extensions),
     ])
-    return stringify(records, { record_delimiter: 'windows' })
+    return stringify(records, CSV_OPTIONS)
   }
 }
 
@@ -141,26 +149,42 @@ class LedgerWriter implements FormatWriter {
       .filter((s): s is string => s !== null && s !== '')
       .map((s) => oneLine(s).replace(/;/g, ','))
       .join(' | ')
-    const lines = [`${day(t)}${t.pending ? ' !' : ' *'}${title ? ` ${title}` : ''}`]
+    // hledger reads a leading '(…)' as a transaction code: an empty code `()`
+    // in front keeps such a title whole.
+    const header = /^\s*\(/.test(title) ? `() ${title}` : title
+    const lines = [`${day(t)}${t.pending ? ' !' : ' *'}${header ? ` ${header}` : ''}`]
     lines.push(`    ; coffer-id: ${oneLine(t.id).replace(/,/g, ' ')}`)
-    if (t.memo) lines.push(`    ; memo ${oneLine(t.memo)}`)
+    if (t.memo) lines.push(`    ; memo ${hledgerCommentText(t.memo)}`)
     for (const [key, value] of Object.entries(t.labels)) {
       lines.push(`    ; ${hledgerTagName(key)}: ${oneLine(value).replace(/,/g, ' ')}`)
     }
     for (const [key, value] of Object.entries(t.extensions)) {
-      lines.push(`    ; coffer-ext-${hledgerTagName(key)}: ${canonicalJson(value)}`)
+      lines.push(
+        `    ; coffer-ext-${hledgerTagName(key)}: ${hledgerTagValue(canonicalJson(value))}`,
+      )
     }
+    const commodity = hledgerCommodity(account.currency)
     lines.push(
-      `    ${account.ledger_name}    ${journalAmount(t.amount)} ${hledgerCommodity(account.currency)}`,
+      `    ${account.ledger_name}    ${journalAmount(t.amount)}${commodity ? ` ${commodity}` : ''}`,
     )
     lines.push(`    ${counterAccount(t.amount)}`)
     return `${lines.join('\n')}\n\n`
   }
 }
 
-/** A beancount string: backslash and double quote escaped; line breaks are allowed inside. */
+/** Beancount refuses a string of more lines than this. */
+const BEANCOUNT_STRING_MAX_LINES = 64
+
+/**
+ * A beancount string: backslash and double quote escaped; line breaks are
+ * kept up to beancount's line limit, the later ones become spaces.
+ */
 function beanString(text: string): string {
-  return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`
+  let lineBreaks = 0
+  const fitting = text.replace(/\r?\n/g, (lineBreak) =>
+    ++lineBreaks < BEANCOUNT_STRING_MAX_LINES ? lineBreak : ' ',
+  )
+  return `"${fitting.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`
 }
 
 /**

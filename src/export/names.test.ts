@@ -32,10 +32,29 @@ test('accounts that would share a ledger name each get a suffix of their id', ()
   })
 })
 
+test('a suffixed account name never takes the name of another account', () => {
+  // "Wallet 6FA3…" is named like the first Wallet's suffixed name.
+  const accounts = [
+    { id: 'a1', name: 'Wallet', org_name: 'Manual' },
+    { id: 'a2', name: 'Wallet', org_name: 'Manual' },
+    { id: 'a3', name: `Wallet ${shortHash('a1')}`, org_name: 'Manual' },
+  ]
+  const names = ledgerAccountNames(accounts)
+  assert.equal(new Set(names.values()).size, accounts.length)
+  assert.equal(names.get('a3'), `Assets:Manual:Wallet-${shortHash('a1')}`)
+  assert.equal(names.get('a1'), `Assets:Manual:Wallet-${shortHash('a1')}-2`)
+  assert.equal(names.get('a2'), `Assets:Manual:Wallet-${shortHash('a2')}`)
+})
+
 test('the counter account goes by sign: zero and more from income, less to expenses', () => {
   assert.equal(counterAccount('0'), 'Income:Unknown')
   assert.equal(counterAccount('12.5'), 'Income:Unknown')
   assert.equal(counterAccount('-0.000000000000000001'), 'Expenses:Unknown')
+})
+
+test('"-0" is zero, not negative: its counter account is income', () => {
+  assert.equal(counterAccount('-0'), 'Income:Unknown')
+  assert.equal(counterAccount('-0.00'), 'Income:Unknown')
 })
 
 test('hledger commodities are bare when letters only, quoted otherwise', () => {
@@ -43,6 +62,11 @@ test('hledger commodities are bare when letters only, quoted otherwise', () => {
   assert.equal(hledgerCommodity('USDC2'), '"USDC2"')
   assert.equal(hledgerCommodity('1INCH'), '"1INCH"')
   assert.equal(hledgerCommodity('A"B'), '"A_B"')
+})
+
+test('an hledger commodity never holds a ";" (it would end the quoted symbol)', () => {
+  assert.equal(hledgerCommodity('https://x.example/c?u=1;v=2'), '"https://x.example/c?u=1_v=2"')
+  assert.equal(hledgerCommodity(''), '')
 })
 
 test('beancount commodities are kept when valid, mapped with a hash otherwise', () => {
@@ -63,5 +87,17 @@ test('beancount metadata keys are prefixed, cleaned, and never repeat within an 
   assert.deepEqual(beancountMetaKeys('label-', ['odd.key/x', 'odd_key_x']), [
     `label-odd_key_x-${shortHash('odd.key/x').toLowerCase()}`,
     `label-odd_key_x-${shortHash('odd_key_x').toLowerCase()}`,
+  ])
+})
+
+test('a suffixed metadata key never takes another key of the entry', () => {
+  // The third key is spelled like the first one's suffixed key.
+  const suffix = shortHash('x.y').toLowerCase()
+  const keys = beancountMetaKeys('ext-', ['x.y', 'x_y', `x_y-${suffix}`])
+  assert.equal(new Set(keys).size, 3)
+  assert.deepEqual(keys, [
+    `ext-x_y-${suffix}-2`,
+    `ext-x_y-${shortHash('x_y').toLowerCase()}`,
+    `ext-x_y-${suffix}`,
   ])
 })

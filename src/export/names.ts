@@ -2,6 +2,7 @@
 // (docs/export.md "Names"): accounts, commodities and metadata keys. Every
 // mapping is deterministic: the same ledger exports the same names.
 import { createHash } from 'node:crypto'
+import { isNegative } from '../decimal.js'
 
 /** The account every posting of a Coffer account balances against, by the sign of its amount. */
 export const COUNTER_ACCOUNTS = { inflow: 'Income:Unknown', outflow: 'Expenses:Unknown' } as const
@@ -36,38 +37,55 @@ export interface NamedAccount {
 }
 
 /**
+ * The names, all distinct: a name used once is kept; a name several items
+ * share gets `-<suffix of the item>` on each. A suffixed name can still be
+ * taken (an item named like another's suffixed name, or equal suffixes), so
+ * it then gets `-2`, `-3`… as well.
+ */
+function distinctNames(names: readonly string[], suffix: (index: number) => string): string[] {
+  const uses = new Map<string, number>()
+  for (const name of names) uses.set(name, (uses.get(name) ?? 0) + 1)
+  const taken = new Set(names.filter((name) => uses.get(name) === 1))
+  return names.map((name, i) => {
+    if (uses.get(name) === 1) return name
+    const suffixed = `${name}-${suffix(i)}`
+    let unique = suffixed
+    for (let n = 2; taken.has(unique); n++) unique = `${suffixed}-${n}`
+    taken.add(unique)
+    return unique
+  })
+}
+
+/**
  * Ledger account names of Coffer accounts: `Assets:<organization>:<account>`.
  * Accounts whose names would coincide each get `-<hash of the account id>`
  * appended, so that every Coffer account is its own ledger account.
  */
 export function ledgerAccountNames(accounts: readonly NamedAccount[]): Map<string, string> {
-  const base = new Map(
-    accounts.map((a) => [
-      a.id,
-      `${ACCOUNT_ROOT}:${accountComponent(a.org_name)}:${accountComponent(a.name)}`,
-    ]),
+  const names = distinctNames(
+    accounts.map(
+      (a) => `${ACCOUNT_ROOT}:${accountComponent(a.org_name)}:${accountComponent(a.name)}`,
+    ),
+    (i) => shortHash(accounts[i]!.id),
   )
-  const uses = new Map<string, number>()
-  for (const name of base.values()) uses.set(name, (uses.get(name) ?? 0) + 1)
-  return new Map(
-    [...base].map(([id, name]) => [id, uses.get(name)! > 1 ? `${name}-${shortHash(id)}` : name]),
-  )
+  return new Map(accounts.map((a, i) => [a.id, names[i]!]))
 }
 
-/** The counter account of an amount: inflows (zero included) from income, outflows to expenses. */
+/** The counter account of an amount: inflows (zero, "-0" included) from income, outflows to expenses. */
 export function counterAccount(amount: string): string {
-  return amount.trimStart().startsWith('-') ? COUNTER_ACCOUNTS.outflow : COUNTER_ACCOUNTS.inflow
+  return isNegative(amount) ? COUNTER_ACCOUNTS.outflow : COUNTER_ACCOUNTS.inflow
 }
 
 /**
  * A currency as an hledger commodity: bare when it is letters only, otherwise
- * double-quoted (digits, '.', '-' …); a '"' or a control character inside
- * becomes '_' (hledger's quoted symbols cannot hold them).
+ * double-quoted (digits, '.', '-' …); a '"', ';' or control character inside
+ * becomes '_' (a quoted symbol ends at '"', ';' or a line end). An empty
+ * currency is no commodity at all (hledger refuses `""`).
  */
 export function hledgerCommodity(currency: string): string {
-  if (/^\p{L}+$/u.test(currency)) return currency
+  if (currency === '' || /^\p{L}+$/u.test(currency)) return currency
   // eslint-disable-next-line no-control-regex
-  return `"${currency.replace(/["\u0000-\u001f\u007f]/g, '_')}"`
+  return `"${currency.replace(/[";\u0000-\u001f\u007f]/g, '_')}"`
 }
 
 /** Beancount's currency syntax (2.x): 2 to 24 characters, A-Z first, A-Z or 0-9 last. */
@@ -92,10 +110,10 @@ export function beancountCommodity(currency: string): string {
  * `-<hash of the original key>` appended (beancount refuses a repeated key).
  */
 export function beancountMetaKeys(prefix: string, keys: readonly string[]): string[] {
-  const mapped = keys.map((k) => prefix + k.toLowerCase().replace(/[^a-z0-9_-]/g, '_'))
-  const uses = new Map<string, number>()
-  for (const m of mapped) uses.set(m, (uses.get(m) ?? 0) + 1)
-  return mapped.map((m, i) => (uses.get(m)! > 1 ? `${m}-${shortHash(keys[i]!).toLowerCase()}` : m))
+  return distinctNames(
+    keys.map((k) => prefix + k.toLowerCase().replace(/[^a-z0-9_-]/g, '_')),
+    (i) => shortHash(keys[i]!).toLowerCase(),
+  )
 }
 
 /**
@@ -110,4 +128,22 @@ export function hledgerTagName(key: string): string {
 export function oneLine(text: string): string {
   // eslint-disable-next-line no-control-regex
   return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, ' ')
+}
+
+/**
+ * Free text in an hledger comment, read by hledger as text only: a comment
+ * holds tags wherever a ':' ends a word (`key: value`, `date:2024-02-30`,
+ * `https://…`), so such a ':' gets a space before it (`key : value`).
+ */
+export function hledgerCommentText(text: string): string {
+  return oneLine(text).replace(/(?<=[^ ]):/g, ' :')
+}
+
+/**
+ * One-line text as a tag value that hledger reads whole: it ends a value at a
+ * comma, so ',' is written `%2C` and '%' `%25` (decodeURIComponent gives the
+ * text back).
+ */
+export function hledgerTagValue(line: string): string {
+  return line.replace(/[%,]/g, (c) => (c === '%' ? '%25' : '%2C'))
 }
