@@ -813,6 +813,29 @@ test('GET /transactions: since and until in the three forms, until=day includes 
     const res = await expectProblem(app, 'GET', `/api/v1/transactions?${query}`, 400)
     assert.deepEqual(problemFields(res), [field], query)
   }
+  // The last day of all has no next day to stop before: it still takes in the whole day.
+  const lastDay = await at('9999-12-31T12:00:00Z')
+  const lastInstant = await at('9999-12-31T23:59:59Z')
+  for (const path of [
+    '/api/v1/transactions?since=9999-12-31&until=9999-12-31',
+    '/api/v1/transactions/summary?since=9999-12-31&until=9999-12-31&period=day',
+  ]) {
+    const body = await expectStatus(app, 'GET', path, 200)
+    if (body.transactions)
+      assert.deepEqual(
+        body.transactions.map((tx: { id: string }) => tx.id),
+        [lastInstant, lastDay],
+        path,
+      )
+    else
+      assert.equal(
+        JSON.stringify(body).includes('"count":2'),
+        true,
+        `${path}: ${JSON.stringify(body)}`,
+      )
+  }
+  const all = await expectStatus(app, 'GET', '/api/v1/transactions?until=9999-12-31', 200)
+  assert.equal(all.total, 7)
 })
 
 test('GET /transactions: label_key and label_value filters; account transactions', async (t) => {

@@ -130,3 +130,12 @@ export function monthDayOfYearDay(
   }
   return null
 }
+
+/**
+ * The stored instant that starts the day after the one `instant` falls on; null
+ * after 9999-12-31, whose next day no stored date reaches (nor can be written).
+ */
+export function nextDayStart(instant: string): string | null {
+  const next = Date.parse(`${instant.slice(0, 10)}T00:00:00Z`) + 86_400_000
+  return next / 1000 > MAX_SECONDS ? null : formatInstant(new Date(next))
+}

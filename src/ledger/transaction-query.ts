@@ -4,7 +4,7 @@ import type { SelectQueryBuilder } from 'kysely'
 import type { Database, DbExecutor } from '../db/schema.js'
 import { Invalid } from '../errors.js'
 import type { KeysetKey, SortOrder } from '../page.js'
-import { parseInstant } from './time.js'
+import { nextDayStart, parseInstant } from './time.js'
 import { keptTransactionCount } from './transaction-counts.js'
 
 export interface TransactionFilter {
@@ -52,8 +52,9 @@ export function resolveDateRange(filter: TransactionFilter): {
     if (until === null)
       throw Invalid.field('until', 'must be YYYY-MM-DD, an RFC 3339 timestamp, or unix seconds')
     if (DAY_ONLY.test(filter.until.trim())) {
-      const next = new Date(Date.parse(until) + 86_400_000).toISOString().slice(0, 19) + 'Z'
-      out.before = next
+      // The last day of all (9999-12-31) has no next day: nothing lies after it.
+      const next = nextDayStart(until)
+      if (next !== null) out.before = next
     } else {
       out.upTo = until
     }

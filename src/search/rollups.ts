@@ -11,6 +11,7 @@ import { keepsSummaryRollups } from '../db/dialect.js'
 import type { DbExecutor } from '../db/schema.js'
 import { DecimalSum, formatScaled, type Scaled } from '../decimal.js'
 import type { Ledger } from '../ledger/mutate.js'
+import { nextDayStart } from '../ledger/time.js'
 import type { WriteStep } from '../ledger/unit-of-work.js'
 import { bulkWritesUnderway, chunksOf } from '../db/bulk.js'
 import { QueueDrainer, type DrainedBatch } from './drainer.js'
@@ -328,7 +329,7 @@ export function wholeDays(range: {
     out.to = range.before.slice(0, 10)
   } else if (range.upTo !== undefined) {
     if (!range.upTo.endsWith('T23:59:59Z')) return null
-    out.to = new Date(Date.parse(range.upTo) + 1000).toISOString().slice(0, 10)
+    out.to = nextDayStart(range.upTo)?.slice(0, 10)
   }
   return out
 }
