@@ -7,6 +7,7 @@
 // (tsx), as `npm test` runs everything, on the engine under test.
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer, type AddressInfo } from 'node:net'
 import { test, type TestContext } from 'node:test'
 import pg from 'pg'
 import SqliteDatabase from '../src/db/sqlite-binding.js'
@@ -18,6 +19,8 @@ import { zeroCounts } from '../src/sync/runs.js'
 import { ENGINE, POSTGRES_DSN, processSandbox, startTestApp } from './helpers/app.js'
 import { createAccount, createTransaction, csvBatch } from './helpers/ledger.js'
 import { cofferArgs } from './helpers/program.js'
+import { expectStatus } from './helpers/http.js'
+import { waitForRun } from './sync-helpers.js'
 
 /** The bound under test (CONTRACT: shutdown bounded to 10 s), plus slack for process exit. */
 const STOP_BOUND_MS = 12_000
@@ -273,4 +276,55 @@ test('a closing service answers a search 503 and stops a sync between its units'
   const res = await app.request('GET', '/api/v1/transactions/search?q=-tea')
   assert.equal(res.status, 503, JSON.stringify(res.body))
   assert.match((res.body as { detail: string }).detail, /shutting down/)
+})
+
+const ADMIN = 'shutdown-test-dashboard-token-0123456789'
+
+test('a closing service does not wait for outside servers that never answer: a webhook test delivery, a bridge read', async (t) => {
+  // Accepts connections and never answers.
+  const silent = createServer(() => {})
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+  t.after(() => {
+    silent.close()
+    silent.unref()
+  })
+  const port = (silent.address() as AddressInfo).port
+  const app = await startTestApp(t, {
+    env: {
+      SERVICE_DASHBOARD_TOKEN: ADMIN,
+      SERVICE_WEBHOOKS_TIMEOUT: '10m',
+      SERVICE_AGGREGATOR_ACCESS_URL: `http://user:pass@127.0.0.1:${port}/simplefin`,
+    },
+  })
+  const admin = { token: ADMIN }
+  const hook = await expectStatus(
+    app,
+    'POST',
+    '/api/v1/webhooks',
+    201,
+    { url: `http://127.0.0.1:${port}/hook`, event_types: ['*'] },
+    admin,
+  )
+  const testDelivery = app.request('POST', `/api/v1/webhooks/${hook.id}/test`, admin)
+  const started = await expectStatus(
+    app,
+    'POST',
+    '/api/v1/sources/aggregator/sync',
+    202,
+    undefined,
+    admin,
+  )
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  const closingAt = Date.now()
+  app.ctx.signals.beginClosing()
+
+  const answered = await testDelivery
+  assert.equal(answered.status, 503, answered.text)
+  const run = await waitForRun(app, started.run_id, ADMIN)
+  assert.ok(Date.now() - closingAt < 5_000, 'neither waited for its timeout')
+  assert.equal(run.status, 'error')
+  assert.match(run.error, /shutting down/)
+  // The test delivery that never happened is not counted against the webhook's health.
+  const after = await expectStatus(app, 'GET', `/api/v1/webhooks/${hook.id}`, 200, undefined, admin)
+  assert.equal(after.last_status ?? null, null, JSON.stringify(after))
 })

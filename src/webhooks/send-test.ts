@@ -6,6 +6,7 @@ import { parseDuration } from '../config/index.js'
 import type { ServiceContext } from '../context.js'
 import type { TestDelivery as TestDeliveryJson } from '../schemas/webhooks.js'
 import { isoNow } from '../clock.js'
+import { throwIfClosing } from '../signals.js'
 import { attemptDelivery } from './delivery.js'
 import { recordAttempt } from './health.js'
 import { findWebhookRow } from './registry.js'
@@ -28,7 +29,11 @@ export async function sendTestDelivery(ctx: ServiceContext, id: string): Promise
   const result = await attemptDelivery(row, event, JSON.stringify(event), {
     clock: ctx.clock,
     timeoutMs: parseDuration(ctx.config.webhooks.timeout),
+    // A shutdown does not wait for a receiver that never answers (up to webhooks.timeout).
+    signal: ctx.signals.closing,
   })
+  // Cut short by the shutdown: a 503, and the webhook's health keeps no attempt it did not make.
+  if (!result.ok) throwIfClosing(ctx.signals.closing)
   ctx.metrics.webhookAttempts.inc()
   ctx.metrics.webhookDeliveries.inc({ outcome: result.ok ? 'delivered' : 'failed' })
   await recordAttempt(ctx.db.kysely, row.id, result, isoNow(ctx.clock))

@@ -2,10 +2,33 @@
 // token (one POST, empty body, answers the access URL as plain text) and reading
 // accounts in a window. Messages name the HTTP status or the network failure,
 // never the URL: its path may carry the token, its user and password the secret.
+import { BodyTooLarge, readBoundedText } from '../../response-body.js'
+import { throwIfClosing } from '../../signals.js'
 import { parseAccessUrl, type BridgeAccess } from './access.js'
 
 /** SimpleFIN bridges may take a while to reach every bank behind them. */
 const BRIDGE_TIMEOUT_MS = 120_000
+/** An access URL is one line. */
+const CLAIM_MAX_BYTES = 64 * 1024
+/** A window of every account's rows: megabytes at most; a bound keeps a broken bridge from filling memory. */
+export const ACCOUNTS_MAX_BYTES = 256 * 1024 * 1024
+
+/** The request's bound in time, and the service's closing (a shutdown does not wait for the bridge). */
+function requestSignal(closing: AbortSignal | undefined): AbortSignal {
+  const timeout = AbortSignal.timeout(BRIDGE_TIMEOUT_MS)
+  return closing ? AbortSignal.any([timeout, closing]) : timeout
+}
+
+/** The body as text, within `maxBytes`; a failure says what was being read, not where. */
+async function bodyText(what: string, response: Response, maxBytes: number): Promise<string> {
+  try {
+    return await readBoundedText(response, maxBytes)
+  } catch (error) {
+    if (error instanceof BodyTooLarge)
+      throw new Error(`${what}: the bridge answered ${error.message}`)
+    throw unreachable(what, error)
+  }
+}
 
 /** The bridge refused the credential (HTTP 403): revoked, disabled or already claimed. */
 export class BridgeRefused extends Error {
@@ -32,15 +55,16 @@ function unreachable(what: string, error: unknown): Error {
 export async function claimAccessUrl(claimUrl: URL): Promise<BridgeAccess & { text: string }> {
   let response: Response
   try {
+    // Not cut short by a shutdown: a claim the bridge granted and we never read is lost.
     response = await fetch(claimUrl, {
       method: 'POST',
       headers: { 'content-length': '0' },
-      signal: AbortSignal.timeout(BRIDGE_TIMEOUT_MS),
+      signal: requestSignal(undefined),
     })
   } catch (error) {
     throw unreachable('claiming the setup token', error)
   }
-  const text = (await response.text()).trim()
+  const text = (await bodyText('claiming the setup token', response, CLAIM_MAX_BYTES)).trim()
   if (response.status === 403) {
     throw new BridgeRefused(
       'the bridge refused the setup token (HTTP 403): it was claimed already or is not valid; create a new one',
@@ -55,7 +79,11 @@ export async function claimAccessUrl(claimUrl: URL): Promise<BridgeAccess & { te
 }
 
 /** GET <access URL>/accounts for one window, pending rows included; the parsed JSON. */
-export async function fetchAccounts(access: BridgeAccess, window: FeedWindow): Promise<unknown> {
+export async function fetchAccounts(
+  access: BridgeAccess,
+  window: FeedWindow,
+  closing?: AbortSignal,
+): Promise<unknown> {
   const url = new URL(access.endpoint)
   url.pathname = `${url.pathname.replace(/\/+$/, '')}/accounts`
   url.searchParams.set('start-date', String(window.start))
@@ -67,9 +95,10 @@ export async function fetchAccounts(access: BridgeAccess, window: FeedWindow): P
   try {
     response = await fetch(url, {
       headers: { authorization: access.authorization, accept: 'application/json' },
-      signal: AbortSignal.timeout(BRIDGE_TIMEOUT_MS),
+      signal: requestSignal(closing),
     })
   } catch (error) {
+    throwIfClosing(closing)
     throw unreachable('reading accounts', error)
   }
   if (response.status === 403) {
@@ -82,8 +111,14 @@ export async function fetchAccounts(access: BridgeAccess, window: FeedWindow): P
     await response.body?.cancel()
     throw new Error(`reading accounts: the bridge answered HTTP ${response.status}`)
   }
+  const text = await bodyText('reading accounts', response, ACCOUNTS_MAX_BYTES).catch(
+    (error: unknown) => {
+      throwIfClosing(closing)
+      throw error
+    },
+  )
   try {
-    return await response.json()
+    return JSON.parse(text)
   } catch {
     throw new Error('reading accounts: the bridge answered something that is not JSON')
   }

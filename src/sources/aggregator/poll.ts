@@ -86,7 +86,7 @@ export async function pollBridge(
       break
     }
     requests++
-    const page = readFeedPage(await fetchAccounts(credential.access, window))
+    const page = readFeedPage(await fetchAccounts(credential.access, window, ctx.signals.closing))
     addNew(organizations, page.organizations)
     addNew(accounts, page.accounts)
     addNew(transactions, page.transactions)
