@@ -10,6 +10,8 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import type { ServiceContext } from '../../context.js'
 import { Conflict } from '../../errors.js'
 import { isoNow } from '../../clock.js'
+import { BodyTooLarge, readBoundedText } from '../../response-body.js'
+import { throwIfClosing } from '../../signals.js'
 import type { SourceContext } from '../source.js'
 import type { CsvFileRef } from './backend.js'
 
@@ -22,6 +24,8 @@ const DRIVE_REQUEST_TIMEOUT_MS = 30_000
 /** Refresh this long before the announced expiry, so a token never dies mid-request. */
 const EXPIRY_MARGIN_MS = 60_000
 const LIST_PAGE_SIZE = 1000
+/** A page of 1,000 files' names and sizes is tens of kilobytes. */
+const LIST_PAGE_MAX_BYTES = 16 * 1024 * 1024
 
 /** The access token of the instance's refresh token, in memory only (one per csv source). */
 export class DriveAccessToken {
@@ -247,11 +251,14 @@ export class DriveClient {
       const token = await this.accessToken(force)
       let response: Response
       try {
+        const { closing } = this.sctx.ctx.signals
         response = await fetch(url, {
           headers: { authorization: `Bearer ${token}` },
-          signal: AbortSignal.timeout(DRIVE_REQUEST_TIMEOUT_MS),
+          // A shutdown does not wait for Drive (a download runs under this signal too).
+          signal: AbortSignal.any([AbortSignal.timeout(DRIVE_REQUEST_TIMEOUT_MS), closing]),
         })
       } catch (error) {
+        throwIfClosing(this.sctx.ctx.signals.closing)
         throw new Error(`drive: ${what}: unreachable (${(error as Error).name})`)
       }
       if (response.status === 401 && !force) {
@@ -265,6 +272,17 @@ export class DriveClient {
       return response
     }
     throw new Error(`drive: ${what}: unauthorized`)
+  }
+
+  /** A files.list page as text, within its bound; a failure names it, never the address. */
+  private async listText(response: Response): Promise<string> {
+    try {
+      return await readBoundedText(response, LIST_PAGE_MAX_BYTES)
+    } catch (error) {
+      throwIfClosing(this.sctx.ctx.signals.closing)
+      if (error instanceof BodyTooLarge) throw new Error(`drive: files.list: ${error.message}`)
+      throw new Error(`drive: files.list: the answer broke off (${(error as Error).name})`)
+    }
   }
 
   /** The folder's CSV files (by name or MIME type), in name order. */
@@ -281,7 +299,10 @@ export class DriveClient {
       url.searchParams.set('orderBy', 'name')
       if (pageToken) url.searchParams.set('pageToken', pageToken)
       const response = await this.get(url, 'files.list')
-      const page = (await response.json()) as { files?: DriveFile[]; nextPageToken?: string }
+      const page = JSON.parse(await this.listText(response)) as {
+        files?: DriveFile[]
+        nextPageToken?: string
+      }
       files.push(...(page.files ?? []))
       pageToken = page.nextPageToken ?? null
     } while (pageToken)
