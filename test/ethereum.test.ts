@@ -328,11 +328,20 @@ test('balances are best-effort: a failing balance keeps the last one', async (t)
   assert.deepEqual(run.warnings, [
     `ethereum: address ${A}: balance not updated: balance: explorer said: Error! Invalid address format`,
   ])
-  const account = await app.request(
-    'GET',
-    `/api/v1/accounts/${encodeURIComponent(`ethereum:${A}`)}`,
-  )
-  assert.equal(account.body.balance, '2.5')
+  const balance = async () =>
+    (await app.request('GET', `/api/v1/accounts/${encodeURIComponent(`ethereum:${A}`)}`)).body
+      .balance
+  assert.equal(await balance(), '2.5')
+
+  // A balance no amount can hold (over 64 characters) is not written either.
+  fake.failBalance = false
+  fake.balances.set(A, '1' + '0'.repeat(100))
+  const huge = await syncNow(app)
+  assert.equal(huge.status, 'success', JSON.stringify(huge))
+  assert.deepEqual(huge.warnings, [
+    `ethereum: address ${A}: balance not updated: the balance comes to more than 64 characters of ETH`,
+  ])
+  assert.equal(await balance(), '2.5')
 })
 
 test('a "rate limit" answer is retried; requests are spaced by ethereum.rate_limit', async (t) => {
@@ -378,4 +387,79 @@ test('"No transactions found" is an empty list; a block larger than a page is re
     const b = fake.requests.filter((r) => r.params.address === B).map((r) => r.params.action)
     assert.deepEqual(b, ['balance', 'txlist'])
   }
+})
+
+test('an explorer answer larger than 16 MiB is an error naming the limit', async (t) => {
+  const fake = await startFakeExplorer(t)
+  fake.transactions.push(tx(1, 100, { value: '1' }))
+  // One record whose input data alone passes the limit.
+  fake.reshape = (reply, q) =>
+    q.action === 'txlist' && Array.isArray(reply.result)
+      ? {
+          ...reply,
+          result: reply.result.map((r: object) => ({ ...r, input: `0x${'ab'.repeat(9 << 20)}` })),
+        }
+      : reply
+  const app = await ethereumApp(t, fake, [A])
+  const run = await syncNow(app)
+  assert.equal(run.status, 'error', JSON.stringify(run).slice(0, 500))
+  assert.equal(run.error, `ethereum: ${A}: txlist: the explorer's answer is larger than 16 MiB`)
+})
+
+test('block numbers beyond 2^53 are malformed answers', async (t) => {
+  const fake = await startFakeExplorer(t)
+  // Inside the 1-day window (from block 2,800), so that the second sync reads them.
+  fake.transactions.push(tx(1, 5000, { value: '1' }), tx(2, 6000, { value: '2' }))
+  const TOO_BIG = '99999999999999999999999'
+  fake.reshape = (reply, q) =>
+    q.action === 'getblocknobytime' ? { ...reply, result: TOO_BIG } : reply
+  const app = await ethereumApp(t, fake, [A], { SERVICE_SYNC_LOOKBACK_DAYS: '1' })
+  // The lookup: treated as a failed one, so the full history is fetched.
+  const full = await syncNow(app)
+  assert.equal(full.status, 'success', JSON.stringify(full))
+  assert.deepEqual(full.counts.ethereum, { inserted: 2, updated: 0, unchanged: 0, skipped: 0 })
+  assert.equal(fake.requests.find((r) => r.params.action === 'txlist')!.params.startblock, '0')
+  assert.deepEqual(full.warnings, [
+    `ethereum: start block of the 1-day window not found (block lookup: block number ${TOO_BIG} is out of range); fetched the full history`,
+  ])
+
+  // A record's block: the address's answer is refused.
+  fake.reshape = (reply, q) =>
+    q.action === 'txlist' && Array.isArray(reply.result)
+      ? { ...reply, result: reply.result.map((r: object) => ({ ...r, blockNumber: TOO_BIG })) }
+      : reply
+  const refused = await syncNow(app)
+  assert.equal(refused.status, 'error', JSON.stringify(refused))
+  assert.equal(refused.error, `ethereum: ${A}: txlist: block number ${TOO_BIG} is out of range`)
+})
+
+test('a redirect loop says so, without the key; a numeric status is read', async (t) => {
+  const fake = await startFakeExplorer(t)
+  fake.transactions.push(tx(1, 100, { value: '1' }))
+  // Every reply with its status as a number: {"status":1,...} is a success, 0 an error.
+  fake.reshape = (reply) => ({ ...reply, status: Number(reply.status) })
+  const app = await ethereumApp(t, fake, [A])
+  const numeric = await syncNow(app)
+  assert.equal(numeric.status, 'success', JSON.stringify(numeric))
+  assert.deepEqual(numeric.counts.ethereum, { inserted: 1, updated: 0, unchanged: 0, skipped: 0 })
+  assert.deepEqual(numeric.warnings, [])
+
+  fake.reshape = (reply) => ({ ...reply, status: 'maybe' })
+  const odd = await syncNow(app)
+  assert.equal(odd.status, 'error')
+  assert.equal(odd.error, `ethereum: ${A}: txlist: the answer's status is "maybe", not "1" or "0"`)
+
+  fake.reshape = null
+  fake.intercept = (q, res) => {
+    if (q.action !== 'txlist') return false
+    res.writeHead(302, { location: `${fake.url}?${new URLSearchParams(q).toString()}` }).end()
+    return true
+  }
+  const looped = await syncNow(app)
+  assert.equal(looped.status, 'error')
+  assert.equal(
+    looped.error,
+    `ethereum: ${A}: txlist: explorer unreachable (redirect count exceeded)`,
+  )
+  assert.ok(!JSON.stringify(looped).includes(fake.apiKey))
 })

@@ -1,11 +1,13 @@
 // The plugin marketplace (CONTRACT 9) against a local index on 127.0.0.1: a good
 // install, an update that keeps the enabled state, a bad checksum and unsafe
-// paths refused with nothing written, an index that cannot be read.
+// paths refused with nothing written, an index that cannot be read, downloads
+// that break off or stall, paths the disk cannot hold, installs at once.
 import assert from 'node:assert/strict'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { startTestApp } from './helpers/app.js'
+import { fetchRegistryIndex, installFromRegistry } from '../src/plugins/marketplace.js'
 import { startMarket } from './fakes/plugin-market.js'
 
 const TOKEN = 'plugins-market-token-0123456789abcdef'
@@ -165,4 +167,107 @@ test('a crash between the renames of an install is put right at the next start',
   assert.equal(res.status, 200)
   assert.equal(res.body.version, '1.0.0')
   assert.deepEqual(readdirSync(dir), ['hello'])
+})
+
+const helloFiles = (name: string, version = '1.0.0') => [
+  { path: 'plugin.toml', content: manifest(name, version) },
+  {
+    path: 'main.js',
+    content: 'export function onPageRender() { return { title: "v1", blocks: [] } }',
+  },
+]
+
+test('a download that breaks off or stalls is a 502 that says so; nothing is written', async (t) => {
+  const market = await startMarket(t)
+  const app = await startTestApp(t, {
+    env: { SERVICE_DASHBOARD_TOKEN: TOKEN, SERVICE_PLUGINS_REGISTRY_URL: market.indexUrl },
+  })
+  const dir = app.ctx.config.plugins.dir
+  const [manifestFile, mainFile] = helloFiles('cut')
+  market.publish({
+    name: 'cut',
+    version: '1.0.0',
+    files: [manifestFile!, { ...mainFile!, fault: 'breaks-off' }],
+  })
+  const cut = await app.request('POST', '/api/v1/plugins/registry/cut/install', auth)
+  assert.equal(cut.status, 502, cut.text)
+  assert.match(cut.body.detail, /plugin "cut": file "main\.js": the download broke off/)
+  assert.ok(!existsSync(join(dir, 'cut')))
+  assert.deepEqual(existsSync(dir) ? readdirSync(dir) : [], [])
+
+  // The timeout covers the body: a file (or an index) that dribbles in is cut at it.
+  const [slowManifest, slowMain] = helloFiles('slow')
+  market.publish({
+    name: 'slow',
+    version: '1.0.0',
+    files: [slowManifest!, { ...slowMain!, fault: 'dribbles' }],
+  })
+  const entry = (await fetchRegistryIndex(market.indexUrl)).find((e) => e.name === 'slow')!
+  await assert.rejects(
+    installFromRegistry({ pluginsDir: dir, entry, timeoutMs: 300 }),
+    (error: Error & { status?: number }) =>
+      error.status === 502 && /file "main\.js": the download timed out/.test(error.message),
+  )
+  assert.ok(!existsSync(join(dir, 'slow')))
+  market.indexFault = 'dribbles'
+  await assert.rejects(
+    fetchRegistryIndex(market.indexUrl, { timeoutMs: 300 }),
+    (error: Error & { status?: number }) =>
+      error.status === 502 && error.message === 'the plugin index: the download timed out',
+  )
+  market.indexFault = 'breaks-off'
+  const index = await app.request('GET', '/api/v1/plugins/registry', auth)
+  assert.equal(index.status, 502)
+  assert.equal(index.body.detail, 'the plugin index: the download broke off')
+})
+
+test('file paths the disk cannot hold are 422: a file that is also a folder, a long name', async (t) => {
+  const market = await startMarket(t)
+  const app = await startTestApp(t, {
+    env: { SERVICE_DASHBOARD_TOKEN: TOKEN, SERVICE_PLUGINS_REGISTRY_URL: market.indexUrl },
+  })
+  market.publish({
+    name: 'clash',
+    version: '1.0.0',
+    files: [
+      ...helloFiles('clash'),
+      { path: 'lib', content: 'a' },
+      { path: 'lib/x.js', content: 'b' },
+    ],
+  })
+  const clash = await app.request('POST', '/api/v1/plugins/registry/clash/install', auth)
+  assert.equal(clash.status, 422, clash.text)
+  assert.match(clash.body.detail, /"lib" is both a file and a folder/)
+
+  // 200 characters, 400 bytes: a name is limited in bytes (255 on common file systems).
+  const long = 'é'.repeat(200)
+  market.publish({
+    name: 'longname',
+    version: '1.0.0',
+    files: [...helloFiles('longname'), { path: `lib/${long}.js`, content: 'c' }],
+  })
+  const named = await app.request('POST', '/api/v1/plugins/registry/longname/install', auth)
+  assert.equal(named.status, 422, named.text)
+  assert.match(named.body.detail, /a name in "lib\/é+\.js" is longer than 255 bytes/)
+  const dir = app.ctx.config.plugins.dir
+  assert.deepEqual(existsSync(dir) ? readdirSync(dir) : [], [])
+})
+
+test('installs of one plugin at once run one after the other: one install, then updates', async (t) => {
+  const market = await startMarket(t)
+  const app = await startTestApp(t, {
+    env: { SERVICE_DASHBOARD_TOKEN: TOKEN, SERVICE_PLUGINS_REGISTRY_URL: market.indexUrl },
+  })
+  market.publish({ name: 'good', version: '1.0.0', files: helloFiles('good') })
+  const answers = await Promise.all(
+    Array.from({ length: 6 }, () =>
+      app.request('POST', '/api/v1/plugins/registry/good/install', auth),
+    ),
+  )
+  assert.deepEqual(
+    answers.map((a) => a.status).sort(),
+    [200, 200, 200, 200, 200, 201],
+    answers.map((a) => a.text).join('\n'),
+  )
+  assert.deepEqual(readdirSync(app.ctx.config.plugins.dir), ['good'])
 })

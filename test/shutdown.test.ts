@@ -280,7 +280,7 @@ test('a closing service answers a search 503 and stops a sync between its units'
 
 const ADMIN = 'shutdown-test-dashboard-token-0123456789'
 
-test('a closing service does not wait for outside servers that never answer: a webhook test delivery, a bridge read', async (t) => {
+test('a closing service does not wait for outside servers that never answer: a webhook test delivery, a bridge read, an explorer call', async (t) => {
   // Accepts connections and never answers.
   const silent = createServer(() => {})
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
@@ -294,6 +294,9 @@ test('a closing service does not wait for outside servers that never answer: a w
       SERVICE_DASHBOARD_TOKEN: ADMIN,
       SERVICE_WEBHOOKS_TIMEOUT: '10m',
       SERVICE_AGGREGATOR_ACCESS_URL: `http://user:pass@127.0.0.1:${port}/simplefin`,
+      SERVICE_ETHEREUM_API_URL: `http://127.0.0.1:${port}/api`,
+      SERVICE_ETHEREUM_API_KEY: 'explorer-key',
+      SERVICE_ETHEREUM_ADDRESS: `0x${'ab'.repeat(20)}`,
     },
   })
   const admin = { token: ADMIN }
@@ -306,14 +309,7 @@ test('a closing service does not wait for outside servers that never answer: a w
     admin,
   )
   const testDelivery = app.request('POST', `/api/v1/webhooks/${hook.id}/test`, admin)
-  const started = await expectStatus(
-    app,
-    'POST',
-    '/api/v1/sources/aggregator/sync',
-    202,
-    undefined,
-    admin,
-  )
+  const started = await expectStatus(app, 'POST', '/api/v1/sync', 202, undefined, admin)
   await new Promise((resolve) => setTimeout(resolve, 300))
   const closingAt = Date.now()
   app.ctx.signals.beginClosing()
@@ -323,7 +319,8 @@ test('a closing service does not wait for outside servers that never answer: a w
   const run = await waitForRun(app, started.run_id, ADMIN)
   assert.ok(Date.now() - closingAt < 5_000, 'neither waited for its timeout')
   assert.equal(run.status, 'error')
-  assert.match(run.error, /shutting down/)
+  assert.match(run.error, /aggregator: [^;]*shutting down/)
+  assert.match(run.error, /ethereum: [^;]*shutting down/)
   // The test delivery that never happened is not counted against the webhook's health.
   const after = await expectStatus(app, 'GET', `/api/v1/webhooks/${hook.id}`, 200, undefined, admin)
   assert.equal(after.last_status ?? null, null, JSON.stringify(after))

@@ -183,6 +183,25 @@ test('a hanging receiver is cut at webhooks.timeout', async (t) => {
   assert.equal(await metric(app, 'service_webhook_deliveries_total', '{outcome="failed"}'), 1)
 })
 
+test('an https:// URL on a plain-HTTP port records a short TLS reason', async (t) => {
+  const app = await start(t, { SERVICE_WEBHOOKS_MAX_ATTEMPTS: '1' })
+  const receiver = await startReceiver(t)
+  const hook = await subscribe(app, receiver.url.replace(/^http:/, 'https:'), ['*'])
+  await call(app, 'POST', '/api/v1/accounts', 201, { name: 'Cash', currency: 'USD' })
+  await app.webhooks.whenSettled(await headSequence(app, { token: TOKEN }))
+  await waitUntil('the failure to be recorded', async () => {
+    const h = await call(app, 'GET', `/api/v1/webhooks/${hook.id}`, 200)
+    return h.last_error !== null
+  })
+  const health = await call(app, 'GET', `/api/v1/webhooks/${hook.id}`, 200)
+  // Not OpenSSL's raw dump ("80BC…:error:0A00010B:SSL routines:…").
+  assert.equal(
+    health.last_error,
+    'TLS handshake failed: the server does not speak TLS on that port',
+  )
+  assert.equal(health.last_status, null)
+})
+
 test('a full queue drops jobs and counts them without stalling the ledger', async (t) => {
   // Every worker hangs on a receiver that never answers, so the queue fills up.
   const receiver = await startReceiver(t, () => 'hang')

@@ -11,6 +11,7 @@ import type { ServiceContext } from '../context.js'
 import { hasSessionLocks } from '../db/dialect.js'
 import { PostgresLease } from '../db/lease.js'
 import { watchChanges, type ChangeWatch } from '../db/coordination.js'
+import { AsyncLock } from '../async-lock.js'
 import { NotFound } from '../errors.js'
 import type { SearchInput, SearchResult } from '../search/index.js'
 import type { PluginJson } from '../schemas/plugins.js'
@@ -24,6 +25,8 @@ export class PluginService {
   private lease: PostgresLease | null = null
   private watch: ChangeWatch | null = null
   private started = false
+  /** Installs run one at a time: two of one plugin would mix their folder's renames. */
+  private readonly installs = new AsyncLock()
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -120,18 +123,20 @@ export class PluginService {
       throw new NotFound(
         `no marketplace is configured (plugins.registry_url): ${name} cannot be installed`,
       )
-    const entries = await fetchRegistryIndex(url, { log: this.ctx.log })
-    const entry = entries.find((e) => e.name === name)
-    if (!entry) throw new NotFound(`plugin ${name} is not in the marketplace`)
-    const { replaced } = await installFromRegistry({
-      pluginsDir: this.manager.dir,
-      entry,
-      log: this.ctx.log,
+    return this.installs.run(async () => {
+      const entries = await fetchRegistryIndex(url, { log: this.ctx.log })
+      const entry = entries.find((e) => e.name === name)
+      if (!entry) throw new NotFound(`plugin ${name} is not in the marketplace`)
+      const { replaced } = await installFromRegistry({
+        pluginsDir: this.manager.dir,
+        entry,
+        log: this.ctx.log,
+      })
+      this.ctx.log.info(
+        { plugin: name, version: entry.version, replaced },
+        'plugins: installed from the marketplace',
+      )
+      return { created: !replaced, plugin: await this.manager.installed(name, replaced) }
     })
-    this.ctx.log.info(
-      { plugin: name, version: entry.version, replaced },
-      'plugins: installed from the marketplace',
-    )
-    return { created: !replaced, plugin: await this.manager.installed(name, replaced) }
   }
 }

@@ -8,7 +8,7 @@ import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { Logger } from 'pino'
 import semver from 'semver'
-import { BadGateway, Unprocessable } from '../errors.js'
+import { BadGateway, Conflict, Unprocessable } from '../errors.js'
 import { PLUGIN_NAME } from './manifest.js'
 
 export const INDEX_MAX_BYTES = 2 * 1024 * 1024
@@ -16,6 +16,8 @@ export const FILES_MAX = 64
 export const FILE_MAX_BYTES = 16 * 1024 * 1024
 export const TOTAL_MAX_BYTES = 20 * 1024 * 1024
 const TIMEOUT_MS = 10_000
+/** The longest file or folder name common file systems hold (ext4, APFS, NTFS), in bytes. */
+const NAME_MAX_BYTES = 255
 
 export interface RegistryFile {
   path: string
@@ -33,7 +35,10 @@ export interface RegistryEntry {
   files: RegistryFile[]
 }
 
-/** Reads at most `max` bytes of a response; more is an error naming `what`. */
+/**
+ * Reads at most `max` bytes of a response; more is an error naming `what`. Bytes,
+ * not readBoundedText's UTF-8 text: a file's SHA-256 is over its exact bytes.
+ */
 async function readCapped(response: Response, max: number, what: string): Promise<Buffer> {
   const chunks: Buffer[] = []
   let size = 0
@@ -45,19 +50,35 @@ async function readCapped(response: Response, max: number, what: string): Promis
   return Buffer.concat(chunks)
 }
 
-async function get(url: string, what: string): Promise<Response> {
+const timedOut = (error: unknown) => (error as { name?: string }).name === 'TimeoutError'
+
+/**
+ * The body at `url`, at most `max` bytes (more is a 422 naming `what`). The
+ * timeout covers the body as well as the headers; a request that fails, times
+ * out or breaks off part-way is a 502.
+ */
+async function download(
+  url: string,
+  what: string,
+  max: number,
+  timeoutMs: number,
+): Promise<Buffer> {
   let response: Response
   try {
-    response = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'follow' })
+    response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' })
   } catch (error) {
-    const reason = (error as { name?: string }).name === 'TimeoutError' ? 'timed out' : 'failed'
-    throw new BadGateway(`${what}: the request ${reason}`)
+    throw new BadGateway(`${what}: the request ${timedOut(error) ? 'timed out' : 'failed'}`)
   }
   if (!response.ok) {
     await response.body?.cancel()
     throw new BadGateway(`${what}: answered HTTP ${response.status}`)
   }
-  return response
+  try {
+    return await readCapped(response, max, what)
+  } catch (error) {
+    if (error instanceof Unprocessable) throw error
+    throw new BadGateway(`${what}: the download ${timedOut(error) ? 'timed out' : 'broke off'}`)
+  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -73,15 +94,20 @@ const str = (value: unknown) => (typeof value === 'string' ? value : '')
  */
 export async function fetchRegistryIndex(
   url: string,
-  options: { log?: Logger } = {},
+  options: { log?: Logger; timeoutMs?: number } = {},
 ): Promise<RegistryEntry[]> {
-  const response = await get(url, 'the plugin index')
+  let body: Buffer
+  try {
+    body = await download(url, 'the plugin index', INDEX_MAX_BYTES, options.timeoutMs ?? TIMEOUT_MS)
+  } catch (error) {
+    // Too large is the marketplace's fault here, not the caller's.
+    if (error instanceof Unprocessable) throw new BadGateway(error.message)
+    throw error
+  }
   let doc: unknown
   try {
-    const body = await readCapped(response, INDEX_MAX_BYTES, 'the plugin index')
     doc = JSON.parse(body.toString('utf8'))
-  } catch (error) {
-    if (error instanceof Unprocessable) throw new BadGateway(error.message)
+  } catch {
     throw new BadGateway('the plugin index is not valid JSON')
   }
   if (!isRecord(doc) || doc.schema_version !== 1 || !Array.isArray(doc.plugins))
@@ -142,6 +168,8 @@ function checkFileList(entry: RegistryEntry): void {
   let total = 0
   for (const file of entry.files) {
     if (!isSafePath(file.path)) throw fail(`unsafe file path ${JSON.stringify(file.path)}`)
+    if (file.path.split('/').some((name) => Buffer.byteLength(name) > NAME_MAX_BYTES))
+      throw fail(`a name in ${JSON.stringify(file.path)} is longer than ${NAME_MAX_BYTES} bytes`)
     if (seen.has(file.path)) throw fail(`file "${file.path}" is listed twice`)
     seen.add(file.path)
     if (!/^[0-9a-f]{64}$/.test(file.sha256)) throw fail(`file "${file.path}" has no valid sha256`)
@@ -151,25 +179,36 @@ function checkFileList(entry: RegistryEntry): void {
     total += file.size
   }
   if (total > TOTAL_MAX_BYTES) throw fail(`the files add up to more than ${TOTAL_MAX_BYTES} bytes`)
+  // `x` and `x/y` cannot both be written: one needs `x` a file, the other a folder.
+  for (const path of seen) {
+    const names = path.split('/')
+    for (let depth = 1; depth < names.length; depth++) {
+      const folder = names.slice(0, depth).join('/')
+      if (seen.has(folder)) throw fail(`"${folder}" is both a file and a folder`)
+    }
+  }
 }
 
 /**
  * Installs `entry` into `<pluginsDir>/<name>`: every file is downloaded and
  * checked first; only then is the folder written (staged, then renamed into
  * place). 422 when a file fails its check, 502 when one cannot be fetched;
- * nothing is written in either case.
+ * nothing is written in either case. 409 when another process put its own
+ * install of the plugin in place meanwhile (this process's installs of one
+ * plugin are queued by PluginService).
  */
 export async function installFromRegistry(options: {
   pluginsDir: string
   entry: RegistryEntry
   log?: Logger
+  timeoutMs?: number
 }): Promise<{ folder: string; replaced: boolean }> {
   const { pluginsDir, entry } = options
   checkFileList(entry)
   const contents = new Map<string, Buffer>()
   for (const file of entry.files) {
     const what = `plugin "${entry.name}": file "${file.path}"`
-    const body = await readCapped(await get(file.url, what), file.size, what)
+    const body = await download(file.url, what, file.size, options.timeoutMs ?? TIMEOUT_MS)
     if (body.byteLength !== file.size)
       throw new Unprocessable(`${what} is ${body.byteLength} bytes but the index says ${file.size}`)
     const digest = createHash('sha256').update(body).digest('hex')
@@ -201,6 +240,14 @@ export async function installFromRegistry(options: {
     try {
       await rename(staging, folder)
     } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      // Another process put its install of the plugin in place between the two renames: it stays.
+      if (code === 'ENOTEMPTY' || code === 'EEXIST') {
+        if (replaced) await rm(aside, { recursive: true, force: true })
+        throw new Conflict(
+          `plugin "${entry.name}" was installed by another process meanwhile; try again`,
+        )
+      }
       if (replaced) await rename(aside, folder)
       throw error
     }

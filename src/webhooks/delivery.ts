@@ -1,6 +1,7 @@
 // One delivery attempt: a signed JSON POST of the envelope, cut at the timeout.
 // Any answer other than a 2xx is a failure whose message is `HTTP <status>`; a
-// network error or a timeout fails with its own message (CONTRACT 6).
+// network error or a timeout fails with its own message (CONTRACT 6), a TLS
+// failure with a short reason rather than OpenSSL's dump.
 import type { Clock } from '../clock.js'
 import { deliveryHeaders } from './signing.js'
 
@@ -18,6 +19,19 @@ export interface AttemptResult {
   duration_ms: number
 }
 
+/** Plain words for OpenSSL failures a wrong webhook URL commonly meets, by code. */
+const TLS_FAILURES = new Map([
+  ['ERR_SSL_WRONG_VERSION_NUMBER', 'the server does not speak TLS on that port'],
+])
+
+/** The cause fetch gives; OpenSSL errors add `library` and `reason`. */
+interface SocketError {
+  message?: unknown
+  code?: unknown
+  library?: unknown
+  reason?: unknown
+}
+
 /** Why fetch failed, without the URL (it may carry a token in its path or query). */
 function describeFailure(error: unknown, timeoutMs: number): string {
   if (error instanceof Error && error.name === 'TimeoutError')
@@ -25,8 +39,13 @@ function describeFailure(error: unknown, timeoutMs: number): string {
   if (error instanceof Error && error.name === 'AbortError')
     return 'aborted: the service is stopping'
   // undici reports "fetch failed" with the socket error as its cause.
-  const cause =
-    error instanceof Error ? (error.cause as { message?: unknown } | undefined) : undefined
+  const cause = error instanceof Error ? (error.cause as SocketError | undefined) : undefined
+  // An OpenSSL error's message is a raw dump ("80BC…:error:0A00010B:SSL routines:…");
+  // its code and reason are the readable part.
+  if (cause && typeof cause.library === 'string' && typeof cause.code === 'string') {
+    const why = TLS_FAILURES.get(cause.code) ?? `${String(cause.reason)} (${cause.code})`
+    return `TLS handshake failed: ${why}`
+  }
   if (cause && typeof cause.message === 'string' && cause.message) return cause.message
   return error instanceof Error && error.message ? error.message : 'request failed'
 }

@@ -3,8 +3,8 @@
 // string, served at /v2/api) or `blockscout` (errors in `message`, block lookup
 // `{blockNumber}`, served at /api). Blocks are 12 s apart from GENESIS_TIME, so
 // a transaction's block decides its timestamp. It records every request and can
-// be told to fail in the ways a real explorer does.
-import { createServer, type IncomingHttpHeaders } from 'node:http'
+// be told to fail in the ways a real explorer does, or to answer oddly.
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { TestContext } from 'node:test'
 
@@ -58,7 +58,17 @@ export interface FakeExplorer {
   rateLimitNext: number
   /** Every request, in order (the key included: tests check where it went). */
   requests: ExplorerRequest[]
+  /** Changes each JSON answer before it is sent (a status as a number, an odd block number). */
+  reshape: ((reply: ExplorerReply, params: Record<string, string>) => unknown) | null
+  /** Answers a request itself when it returns true (a redirect loop, say). */
+  intercept: ((params: Record<string, string>, res: ServerResponse) => boolean) | null
   close(): Promise<void>
+}
+
+export interface ExplorerReply {
+  status: string
+  message: string
+  result: unknown
 }
 
 /** Index of the first transaction at or after `block` in a list sorted by block. */
@@ -122,6 +132,8 @@ export async function startFakeExplorer(
     failBalance: false,
     rateLimitNext: 0,
     requests: [],
+    reshape: null,
+    intercept: null,
   }
 
   const ok = (result: unknown) => ({ status: '1', message: 'OK', result })
@@ -156,7 +168,7 @@ export async function startFakeExplorer(
     return history
   }
 
-  function answer(q: Record<string, string>): unknown {
+  function answer(q: Record<string, string>): ExplorerReply {
     if (fake.rateLimitNext > 0) {
       fake.rateLimitNext--
       return error('Max calls per sec rate limit reached (3/sec)')
@@ -201,8 +213,10 @@ export async function startFakeExplorer(
       res.writeHead(404, { 'content-type': 'application/json' })
       return res.end(JSON.stringify({ status: '0', message: 'Not found', result: null }))
     }
+    if (fake.intercept?.(params, res)) return
+    const reply = answer(params)
     res.writeHead(200, { 'content-type': 'application/json' })
-    res.end(JSON.stringify(answer(params)))
+    res.end(JSON.stringify(fake.reshape ? fake.reshape(reply, params) : reply))
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo

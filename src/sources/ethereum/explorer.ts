@@ -6,6 +6,8 @@
 // SPEC 1.2 rule 11: the key goes only into the query string, and no message made
 // here contains it (an explorer's own text is scrubbed of it as well).
 import { redactText } from '../../config/index.js'
+import { throwIfClosing } from '../../signals.js'
+import { BodyTooLarge, readBoundedText } from '../../response-body.js'
 import type { ExplorerTransaction } from './ledger-row.js'
 import { sleep, type RateLimiter } from './rate-limit.js'
 
@@ -16,6 +18,12 @@ const END_BLOCK = '9999999999'
 /** Waits before each retry of a call the explorer refused for its rate limit. */
 const RATE_LIMIT_RETRY_DELAYS_MS = [1000, 2000, 4000]
 const REQUEST_TIMEOUT_MS = 30_000
+/**
+ * The most of one answer read. A page of 1,000 ordinary transactions is about
+ * 1 MB; this leaves 16 KB a record for input data, and bounds the memory of
+ * the pages read ahead.
+ */
+export const ANSWER_MAX_BYTES = 16 * 1024 * 1024
 /** An explorer's error text is shown on the run; keep it short. */
 const UPSTREAM_TEXT_MAX = 200
 
@@ -24,6 +32,8 @@ export interface ExplorerSettings {
   chainId: number
   apiKey: string
   limiter: RateLimiter
+  /** The service's closing: a shutdown ends a call in flight and the paging (ShuttingDown). */
+  closing?: AbortSignal
 }
 
 interface Reply {
@@ -62,10 +72,9 @@ export class ExplorerClient {
         ? result.blockNumber
         : result
     const text = typeof value === 'number' ? String(value) : value
-    if (typeof text !== 'string' || !/^\d+$/.test(text)) {
-      throw new ExplorerError('block lookup: the answer holds no block number')
-    }
-    return Number(text)
+    const block = blockNumberOf(text, 'block lookup')
+    if (block === null) throw new ExplorerError('block lookup: the answer holds no block number')
+    return block
   }
 
   /** The address's balance in wei. */
@@ -116,7 +125,7 @@ export class ExplorerClient {
       const fresh: ExplorerTransaction[] = []
       let lastBlock = cursor
       for (const record of result as ExplorerTransaction[]) {
-        const block = blockOf(record)
+        const block = blockNumberOf(record?.blockNumber, 'txlist')
         // SPEC 1.2 rule 10: confirmed only; a record without a block is pending.
         if (block === null || block < cursor) continue
         const hash = typeof record.hash === 'string' ? record.hash.toLowerCase() : ''
@@ -162,30 +171,56 @@ export class ExplorerClient {
     request.searchParams.set('chainid', String(chainId))
     for (const [name, value] of Object.entries(params)) request.searchParams.set(name, value)
     request.searchParams.set('apikey', apiKey)
+    const { closing } = this.settings
     await limiter.take()
+    throwIfClosing(closing)
+    const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS)
     let response: Response
     try {
       response = await fetch(request, {
         headers: { accept: 'application/json' },
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        signal: closing ? AbortSignal.any([timeout, closing]) : timeout,
       })
     } catch (error) {
-      // Never the error's own text: it could carry the URL, and so the key.
-      throw new ExplorerError(`${what}: explorer unreachable (${networkReason(error)})`)
+      throwIfClosing(closing)
+      throw new ExplorerError(`${what}: explorer unreachable (${this.networkReason(error)})`)
+    }
+    if (response.status === 429 || !response.ok) {
+      await response.body?.cancel().catch(() => undefined)
+      if (response.status === 429) throw new RateLimited(`${what}: explorer rate limit reached`)
+      throw new ExplorerError(`${what}: explorer answered HTTP ${response.status}`)
+    }
+    let body: string
+    try {
+      body = await readBoundedText(response, ANSWER_MAX_BYTES)
+    } catch (error) {
+      throwIfClosing(closing)
+      if (error instanceof BodyTooLarge) {
+        throw new ExplorerError(
+          `${what}: the explorer's answer is larger than ${ANSWER_MAX_BYTES / 1024 / 1024} MiB`,
+        )
+      }
+      throw new ExplorerError(
+        `${what}: the explorer's answer broke off part-way (${this.networkReason(error)})`,
+      )
     }
     let reply: Reply | null = null
     try {
-      reply = (await response.json()) as Reply
+      reply = JSON.parse(body) as Reply
     } catch {
       // judged below
     }
-    if (response.status === 429) throw new RateLimited(`${what}: explorer rate limit reached`)
-    if (!response.ok) throw new ExplorerError(`${what}: explorer answered HTTP ${response.status}`)
     if (reply === null || typeof reply !== 'object') {
       throw new ExplorerError(`${what}: the explorer's answer is not JSON`)
     }
-    if (reply.status === '1' || (reply.status === undefined && reply.result !== undefined)) {
+    // Etherscan sends the status as a string; some explorers as a number.
+    const status = typeof reply.status === 'number' ? String(reply.status) : reply.status
+    if (status === '1' || (status === undefined && reply.result !== undefined)) {
       return reply.result
+    }
+    if (status !== undefined && status !== '0') {
+      const shown = this.scrub(JSON.stringify(status))
+      throw new ExplorerError(`${what}: the answer's status is ${shown}, not "1" or "0"`)
     }
     const message = typeof reply.message === 'string' ? reply.message : ''
     // CONTRACT 3: "No transactions found" is an empty list, not an error.
@@ -198,6 +233,20 @@ export class ExplorerClient {
     throw new ExplorerError(`${what}: explorer said: ${text}`)
   }
 
+  /**
+   * Why a request failed: the socket error's code (ECONNREFUSED), else the
+   * cause's own text ("redirect count exceeded"), scrubbed of the key; never the
+   * error's text, which could carry the URL.
+   */
+  private networkReason(error: unknown): string {
+    if (error instanceof Error && error.name === 'TimeoutError') return 'timed out'
+    const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause
+    if (cause && typeof cause.code === 'string') return cause.code
+    if (cause && typeof cause.message === 'string' && cause.message)
+      return this.scrub(cause.message)
+    return error instanceof Error ? error.name : 'error'
+  }
+
   private scrub(text: string): string {
     // eslint-disable-next-line no-control-regex
     const clean = redactText(text, [this.settings.apiKey]).replace(/[\u0000-\u001f\u007f]/g, ' ')
@@ -205,13 +254,15 @@ export class ExplorerClient {
   }
 }
 
-function blockOf(record: ExplorerTransaction): number | null {
-  const text = record?.blockNumber
-  return typeof text === 'string' && /^\d+$/.test(text) ? Number(text) : null
-}
-
-function networkReason(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown } }).cause
-  if (cause && typeof cause.code === 'string') return cause.code
-  return error instanceof Error ? error.name : 'error'
+/**
+ * A block number from the explorer's decimal text; null when there is none (a
+ * pending record has none). Digits past 2^53 cannot be a block: an ExplorerError.
+ */
+function blockNumberOf(text: unknown, what: string): number | null {
+  if (typeof text !== 'string' || !/^\d+$/.test(text)) return null
+  const block = Number(text)
+  if (!Number.isSafeInteger(block)) {
+    throw new ExplorerError(`${what}: block number ${text.slice(0, 40)} is out of range`)
+  }
+  return block
 }

@@ -4,8 +4,8 @@
 // (ledger-row.ts). Addresses come from config and from runtime entries (addresses.ts).
 import { REDACTED, type Config } from '../../config/index.js'
 import type { ServiceContext } from '../../context.js'
+import { ShuttingDown } from '../../errors.js'
 import { findAccountRow } from '../../ledger/accounts.js'
-import { formatUnits } from '../../decimal.js'
 import type { IngestAccount, IngestTransaction } from '../../ledger/ingest.js'
 import type { Batch, Skip, Source, SourceContext, SourceState } from '../source.js'
 import {
@@ -17,7 +17,7 @@ import {
   watchedAddresses,
 } from './addresses.js'
 import { ExplorerClient } from './explorer.js'
-import { accountIdOf, ledgerRowOf, WEI_DECIMALS } from './ledger-row.js'
+import { accountIdOf, ethAmountOf, ledgerRowOf } from './ledger-row.js'
 import { RateLimiter } from './rate-limit.js'
 import { readAhead } from './read-ahead.js'
 
@@ -77,6 +77,7 @@ async function fetchEthereum(sctx: SourceContext, limiter: RateLimiter): Promise
     chainId: ctx.config.ethereum.chain_id,
     apiKey,
     limiter,
+    closing: ctx.signals.closing,
   })
   const warnings: string[] = []
   // Every address that fails, with why; the source fails only when all do (rule 7).
@@ -127,6 +128,8 @@ async function fetchEthereum(sctx: SourceContext, limiter: RateLimiter): Promise
           yield page
         }
       } catch (error) {
+        // A shutdown ends the sync, not one address.
+        if (error instanceof ShuttingDown) throw error
         // SPEC 1.2 rule 7: a failing address is logged and skipped; the others go on.
         fail(address, message(error))
       }
@@ -143,8 +146,9 @@ async function fetchEthereum(sctx: SourceContext, limiter: RateLimiter): Promise
 }
 
 /**
- * SPEC 1.2 rule 7: balances are best-effort. When the explorer cannot say, the
- * account keeps the balance it had (or "0" for a new one) and the run says why.
+ * SPEC 1.2 rule 7: balances are best-effort. When the explorer cannot say, or
+ * says an amount too long to be one, the account keeps the balance it had (or
+ * "0" for a new one) and the run says why.
  */
 async function balanceOf(
   ctx: ServiceContext,
@@ -153,7 +157,7 @@ async function balanceOf(
   warnings: string[],
 ): Promise<string> {
   try {
-    return formatUnits(await explorer.balanceWei(address), WEI_DECIMALS)
+    return ethAmountOf(await explorer.balanceWei(address), 'the balance comes to')
   } catch (error) {
     warnings.push(`address ${address}: balance not updated: ${message(error)}`)
     const existing = await findAccountRow(ctx.db.kysely, accountIdOf(address))

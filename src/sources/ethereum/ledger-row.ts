@@ -35,6 +35,19 @@ export function transactionIdOf(address: string, hash: string): string {
   return `ethereum:${address}:${hash.toLowerCase()}`
 }
 
+/**
+ * `wei` as exact ETH text. An amount is at most 64 characters wherever it comes
+ * from (a sync writes no amount a client could not): ETH's whole supply takes
+ * 28. Longer is a RangeError starting with `subject` ("the balance comes to").
+ */
+export function ethAmountOf(wei: bigint, subject: string): string {
+  const amount = formatUnits(wei, WEI_DECIMALS)
+  if (amount.length > AMOUNT_MAX_LENGTH) {
+    throw new RangeError(`${subject} more than ${AMOUNT_MAX_LENGTH} characters of ETH`)
+  }
+  return amount
+}
+
 const UNSIGNED = /^\d+$/
 const HASH = /^0x[0-9a-fA-F]{64}$/
 
@@ -79,12 +92,7 @@ export function ledgerRowOf(
   const gas = isSender ? wei(record.gasUsed, 'gasUsed') * wei(record.gasPrice, 'gasPrice') : 0n
   const net = (isRecipient ? value : 0n) - (isSender ? value : 0n) - gas
 
-  // An amount is at most 64 characters wherever it comes from (a sync writes
-  // no row a client could not): ETH's whole supply takes 28.
-  const amount = formatUnits(net, WEI_DECIMALS)
-  if (amount.length > AMOUNT_MAX_LENGTH) {
-    throw new RangeError(`value and gas come to more than ${AMOUNT_MAX_LENGTH} characters of ETH`)
-  }
+  const amount = ethAmountOf(net, 'value and gas come to')
 
   // SPEC 1.2 rule 5; a self-send is a send to oneself (it nets to minus the gas).
   return {
