@@ -224,23 +224,23 @@ test('a hostile feed: past 1 MiB without a length, an asset address with a passw
     },
     onRestart: () => {}, // never reached: every feed here is refused first
   })
+  const feedWith = (assetFields: object, feedFields: object = {}) => ({
+    version: '99.0.0',
+    published_at: null,
+    notes_url: null,
+    assets: [
+      {
+        platform: `${process.platform}-${process.arch}`,
+        url: 'https://releases.example/coffer.tgz',
+        sha256: 'ab'.repeat(32),
+        size: 1000,
+        ...assetFields,
+      },
+    ],
+    ...feedFields,
+  })
   const asset = (fields: object) => (res: ServerResponse) =>
-    res.end(
-      JSON.stringify({
-        version: '99.0.0',
-        published_at: null,
-        notes_url: null,
-        assets: [
-          {
-            platform: `${process.platform}-${process.arch}`,
-            url: 'https://releases.example/coffer.tgz',
-            sha256: 'ab'.repeat(32),
-            size: 1000,
-            ...fields,
-          },
-        ],
-      }),
-    )
+    res.end(JSON.stringify(feedWith(fields)))
   const refused = async (answerWith: typeof answer, named: RegExp) => {
     answer = answerWith
     const problem = await expectProblem(app, 'POST', '/api/v1/update', 502, undefined, admin)
@@ -265,6 +265,14 @@ test('a hostile feed: past 1 MiB without a length, an asset address with a passw
   )
   await refused(asset({ url: 'file:///etc/passwd' }), /\/assets\/0\/url is not an http\(s\) URL/)
   await refused(asset({ size: 2 ** 40 }), /\/assets\/0\/size/)
+  // A notes address that is no web address is not shown as a link.
+  answer = (res) =>
+    res.end(JSON.stringify(feedWith({}, { version: '0.0.1', notes_url: 'javascript:alert(1)' })))
+  await expectStatus(app, 'POST', '/api/v1/update', 200, undefined, admin)
+  assert.equal(
+    (await expectStatus(app, 'GET', '/api/v1/update', 200, undefined, admin)).notes_url,
+    null,
+  )
   const status = await expectStatus(app, 'GET', '/api/v1/update', 200, undefined, admin)
   assert.doesNotMatch(JSON.stringify(status), /S3cret/)
   assert.ok(!app.logs.some((line) => line.includes('S3cret')), 'no log line holds the password')

@@ -81,6 +81,8 @@ export async function fetchFeed(url: string, signal?: AbortSignal): Promise<Rele
     throw new FeedError(
       `the release feed's version ${JSON.stringify(parsed.version)} is not a semantic version`,
     )
+  // Shown as a link on the dashboard: only a web address is one (a `javascript:` is not).
+  if (parsed.notes_url !== null && !isWebUrl(parsed.notes_url)) parsed.notes_url = null
   for (const [index, asset] of parsed.assets.entries()) {
     const problem = assetUrlProblem(asset.url)
     if (problem) throw new FeedError(`the release feed's /assets/${index}/url ${problem}`)
@@ -91,6 +93,10 @@ export async function fetchFeed(url: string, signal?: AbortSignal): Promise<Rele
 /** The asset of this platform, if the feed has one. */
 export function assetFor(feed: ReleaseFeed, platform = currentPlatform()): ReleaseAsset | null {
   return feed.assets.find((asset) => asset.platform === platform) ?? null
+}
+
+function isWebUrl(address: string): boolean {
+  return URL.canParse(address) && /^https?:$/.test(new URL(address).protocol)
 }
 
 /** Why an asset's address cannot be downloaded, in words that do not repeat it; null when it can. */
