@@ -183,16 +183,23 @@ async function main(argv: string[]): Promise<number> {
     const { openServiceContext } = await import('./app.js')
     return runExportCommand(argv.slice(1), readConfig, openServiceContext)
   }
-  const { values, positionals } = parseArgs({
+  const options = {
+    config: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean', short: 'v' },
+  } as const
+  // backup and restore read their own arguments (their usage errors exit 2).
+  const [first] = parseArgs({
     args: argv,
-    options: {
-      config: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-      version: { type: 'boolean', short: 'v' },
-      portable: { type: 'boolean' },
-    },
+    options,
+    strict: false,
     allowPositionals: true,
-  })
+  }).positionals
+  if (first === 'backup' || first === 'restore') {
+    const { runBackupCli } = await import('./cli/backup.js')
+    return runBackupCli(first, argv, readConfig)
+  }
+  const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true })
   if (values.version) {
     console.log(version())
     return 0
@@ -226,16 +233,6 @@ async function main(argv: string[]): Promise<number> {
       const { openServiceContext } = await import('./app.js')
       await runMcpStdio(readConfig(values.config), openServiceContext)
       return 0
-    }
-    case 'backup': {
-      const { runBackupCommand } = await import('./cli/backup.js')
-      return runBackupCommand(readConfig(values.config), positionals[1], {
-        portable: values.portable ?? false,
-      })
-    }
-    case 'restore': {
-      const { runRestoreCommand } = await import('./cli/backup.js')
-      return runRestoreCommand(readConfig(values.config), positionals[1])
     }
     case 'healthcheck': {
       const { runHealthcheckCommand } = await import('./cli/healthcheck.js')

@@ -5,11 +5,21 @@
 // consistent point of it.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { basename, join } from 'node:path'
 import { test, type TestContext } from 'node:test'
+import { gunzipSync, gzipSync } from 'node:zlib'
 import pg from 'pg'
 import { generateDashboardToken } from '../src/auth/dashboard-token.js'
+import { knownMigrationNames } from '../src/db/migrate.js'
 import SqliteDatabase from '../src/db/sqlite-binding.js'
 import { dsnWithSchema, ENGINE, processSandbox, type ProcessSandbox } from './helpers/app.js'
 import { runCli, serveCli, startCli, type CliRun } from './helpers/cli.js'
@@ -323,3 +333,270 @@ test(
     assert.match(restored.stdout, /restore: \d+\/\d+ rows \(\w+\)/)
   },
 )
+
+/** Rows in the ledger's tables; 0 too when a refused restore never created them. */
+async function ledgerRows(box: ProcessSandbox): Promise<number> {
+  if (!box.schema && !existsSync(box.dbPath)) return 0
+  try {
+    const [row] = await query<{ n: number | string }>(
+      box,
+      `select (select count(*) from organizations) + (select count(*) from accounts)
+        + (select count(*) from transactions) + (select count(*) from events) as n`,
+    )
+    return Number(row!.n)
+  } catch (error) {
+    if (/no such table|does not exist/.test(String(error))) return 0
+    throw error
+  }
+}
+
+/** `coffer restore <file>` into `target`: exit 1, exactly `message` on stderr, nothing restored. */
+async function assertRefused(
+  t: TestContext,
+  target: ProcessSandbox,
+  file: string,
+  message: string,
+) {
+  const run = await runCli(t, ['restore', file], target.env, target.dir)
+  assert.deepEqual(
+    { code: run.code, stdout: run.stdout, stderr: run.stderr },
+    { code: 1, stdout: '', stderr: `coffer restore: ${message}\n` },
+  )
+  assert.equal(await ledgerRows(target), 0)
+}
+
+/** A portable backup's lines, parsed: the header, then table markers, rows and the end line. */
+type PortableLines = [
+  { migrations: string[]; tables: Array<{ name: string; columns: string[]; rows: unknown }> },
+  ...unknown[],
+]
+
+const isMarkerOf = (table: string) => (line: unknown) =>
+  (line as { table?: string }).table === table
+
+/** Writes `to`: the portable backup `from` with its parsed lines changed by `edit`. */
+function rewritePortable(from: string, to: string, edit: (lines: PortableLines) => void): string {
+  const text = gunzipSync(readFileSync(from)).toString('utf8').trimEnd()
+  const lines = text.split('\n').map((line) => JSON.parse(line)) as PortableLines
+  edit(lines)
+  writeFileSync(to, gzipSync(`${lines.map((line) => JSON.stringify(line)).join('\n')}\n`))
+  return to
+}
+
+/** Sets `column` of the first row of `table` in parsed lines; answers that row's id. */
+function setFirstRow(lines: PortableLines, table: string, column: string, value: unknown) {
+  const row = lines[lines.findIndex(isMarkerOf(table)) + 1] as unknown[]
+  row[lines[0].tables.find((t) => t.name === table)!.columns.indexOf(column)] = value
+  return row[0]
+}
+
+/** Writes a SQLite file `to` (a copy of `from` if given), runs `statement` on it, answers its rows. */
+function sqliteFile(to: string, statement: string, from?: string): unknown[] {
+  if (from) copyFileSync(from, to)
+  const db = new SqliteDatabase(to)
+  try {
+    const prepared = db.prepare(statement)
+    if (prepared.reader) return prepared.all()
+    prepared.run()
+    return []
+  } finally {
+    db.close()
+  }
+}
+
+test('restore refuses a backup it cannot load as it is: says which file and what is wrong, runs nothing from it, leaves the target empty', async (t) => {
+  // Both kinds of backup of a small SQLite ledger, altered; each group of cases is
+  // restored into a fresh database of the engine under test, which every refusal leaves empty.
+  const source = await processSandbox(t, 'backup-source')
+  const sqliteSource = asSqlite(source)
+  const env = withCsvFolder(sqliteSource, 20)
+  assert.equal((await runCli(t, ['sync'], env, source.dir)).code, 0)
+  const sqliteBackup = join(source.dir, 'coffer.backup')
+  const portable = join(source.dir, 'coffer.backup.gz')
+  summaryOf(await runCli(t, ['backup', sqliteBackup], env, source.dir))
+  summaryOf(await runCli(t, ['backup', portable, '--portable'], env, source.dir))
+  const latest = knownMigrationNames().at(-1)!
+  const at = `Coffer's schema at ${latest}`
+  const altered = (name: string) => join(source.dir, name)
+
+  await t.test(
+    'a header naming a column or table the schema has not (none of its SQL runs)',
+    async (t) => {
+      const target = await processSandbox(t, 'backup-target')
+      const injection = `updated_at") select ?, ?||' injected '||sqlite_version(), ?, ?, ?, ? --`
+      const injected = rewritePortable(portable, altered('injected.gz'), ([header]) => {
+        const { columns } = header.tables.find((table) => table.name === 'organizations')!
+        columns[columns.length - 1] = injection
+      })
+      const extra = rewritePortable(portable, altered('extra-table.gz'), ([header]) => {
+        header.tables.push({ name: 'x', columns: ['a'], rows: 0 })
+      })
+      const missing = rewritePortable(portable, altered('missing-table.gz'), (lines) => {
+        lines[0].tables = lines[0].tables.filter((table) => table.name !== 'rules')
+        lines.splice(lines.findIndex(isMarkerOf('rules')), 1)
+      })
+      const cases: Array<[string, string]> = [
+        [
+          injected,
+          `its table organizations has a column ${JSON.stringify(injection)}, which ${at} has not`,
+        ],
+        [extra, `it has a table "x", which ${at} has not`],
+        [missing, `it has no table rules, which ${at} has`],
+      ]
+      for (const [file, problem] of cases)
+        await assertRefused(t, target, file, `${file} is not a Coffer backup: ${problem}`)
+    },
+  )
+
+  await t.test(
+    'a backup of a newer Coffer, SQLite file or portable, with the same message',
+    async (t) => {
+      const target = await processSandbox(t, 'backup-target')
+      const future = altered('future.backup')
+      sqliteFile(future, `insert into coffer_migrations values ('0099-future', 'x')`, sqliteBackup)
+      const futurePortable = rewritePortable(portable, altered('future.gz'), ([header]) => {
+        header.migrations.push('0099-future')
+      })
+      for (const file of [future, futurePortable])
+        await assertRefused(
+          t,
+          target,
+          file,
+          `the backup's schema (0099-future) is newer than this Coffer's (${latest}): restore it with a newer Coffer`,
+        )
+    },
+  )
+
+  await t.test(
+    'a row the service could not use: a bad amount, date or balance, or a missing account',
+    async (t) => {
+      const target = await processSandbox(t, 'backup-target')
+      const amount = 'amount is not a decimal amount such as -12.34 (at most 64 characters)'
+      const date = 'date is not a UTC date and time as Coffer stores them (YYYY-MM-DDTHH:MM:SSZ)'
+      const cases: Array<[string, string, string, unknown, string]> = [
+        ['abc.gz', 'transactions', 'amount', 'abc', amount],
+        ['huge.gz', 'transactions', 'amount', '1e400', amount],
+        ['date.gz', 'transactions', 'date', 'yesterday', date],
+        [
+          'balance.gz',
+          'accounts',
+          'balance',
+          'x',
+          'balance is not a decimal amount such as -12.34',
+        ],
+      ]
+      for (const [name, table, column, value, problem] of cases) {
+        let id: unknown
+        const file = rewritePortable(portable, altered(name), (lines) => {
+          id = setFirstRow(lines, table, column, value)
+        })
+        await assertRefused(
+          t,
+          target,
+          file,
+          `${file} holds a row Coffer cannot use: ${table} ${String(id)}: ${problem}; nothing was restored`,
+        )
+      }
+      const orphan = altered('orphan.backup')
+      const [{ id }] = sqliteFile(
+        orphan,
+        `update transactions set account_id = 'acct_gone'
+        where rowid = (select min(rowid) from transactions) returning id`,
+        sqliteBackup,
+      ) as [{ id: string }]
+      await assertRefused(
+        t,
+        target,
+        orphan,
+        `${orphan} holds a row Coffer cannot use: transactions ${id}: its account is not in the backup; nothing was restored`,
+      )
+    },
+  )
+
+  await t.test(
+    'a file that is not a Coffer backup, a header of the wrong shape, a SQLite copy cut short',
+    async (t) => {
+      const target = await processSandbox(t, 'backup-target')
+      // An empty database, and another program's: SQLite files without Coffer's migrations.
+      const empty = altered('empty.db')
+      sqliteFile(empty, 'vacuum')
+      const foreign = altered('foreign.db')
+      sqliteFile(foreign, 'create table x (a)')
+      for (const file of [empty, foreign])
+        await assertRefused(
+          t,
+          target,
+          file,
+          `${file} is not a Coffer backup: it records no Coffer migrations`,
+        )
+
+      const headers: Array<[string, (lines: PortableLines) => void, string]> = [
+        ['no-tables.gz', ([h]) => delete (h as Partial<typeof h>).tables, 'has no list of tables'],
+        [
+          'no-migrations.gz',
+          ([h]) => delete (h as Partial<typeof h>).migrations,
+          'has no list of migrations',
+        ],
+        [
+          'rows-text.gz',
+          ([h]) => (h.tables.find((table) => table.name === 'events')!.rows = '41'),
+          'gives table "events" no count of rows',
+        ],
+      ]
+      for (const [name, edit, problem] of headers) {
+        const file = rewritePortable(portable, altered(name), edit)
+        await assertRefused(
+          t,
+          target,
+          file,
+          `${file} is not a Coffer backup: its header ${problem}`,
+        )
+      }
+
+      const cut = altered('cut.backup')
+      writeFileSync(cut, readFileSync(sqliteBackup).subarray(0, 2 * 4096))
+      await assertRefused(
+        t,
+        target,
+        cut,
+        `${cut} is damaged or cut short (SQLite: database disk image is malformed)`,
+      )
+    },
+  )
+})
+
+test('backup and restore: a usage error exits 2; a leftover <file>.partial is named and kept', async (t) => {
+  const { source } = await sandboxes(t)
+  assert.equal((await runCli(t, ['migrate'], source.env, source.dir)).code, 0)
+  const file = join(source.dir, 'coffer.backup')
+  const backups = () => readdirSync(source.dir).filter((name) => name.includes('.backup'))
+  const usages: Array<[string[], RegExp]> = [
+    [
+      ['backup', file, join(source.dir, 'second.backup')],
+      /^coffer backup: one file only, not 2\. Usage: coffer backup <file>/,
+    ],
+    [['backup', file, '--bogus'], /^coffer backup: Unknown option '--bogus'/],
+    [['restore', file, '--portable'], /^coffer restore: Unknown option '--portable'/],
+  ]
+  for (const [args, message] of usages) {
+    const run = await runCli(t, args, source.env, source.dir)
+    assert.equal(run.code, 2, run.stderr)
+    assert.match(run.stderr, message)
+    assert.deepEqual(backups(), [])
+  }
+
+  // A .partial left by an interrupted backup is another run's file: named, never reused or removed.
+  const partial = `${file}.partial`
+  writeFileSync(partial, 'garbage')
+  const leftover = await runCli(t, ['backup', file], source.env, source.dir)
+  assert.deepEqual(
+    { code: leftover.code, stdout: leftover.stdout, stderr: leftover.stderr },
+    {
+      code: 1,
+      stdout: '',
+      stderr: `coffer backup: ${partial} already exists: another backup to ${file} is running or was interrupted; remove it if none is running\n`,
+    },
+  )
+  assert.equal(readFileSync(partial, 'utf8'), 'garbage')
+  assert.deepEqual(backups(), [basename(partial)])
+})

@@ -1,7 +1,8 @@
 // `coffer backup <file>` and `coffer restore <file>` (docs/operations.md "Backup
 // and restore"). On a terminal, progress goes to stderr; the summary (rows per
 // table, the event head) goes to stdout. Only counts are printed: never a value.
-import { existsSync, renameSync, rmSync } from 'node:fs'
+import { closeSync, existsSync, openSync, renameSync, rmSync } from 'node:fs'
+import { parseArgs } from 'node:util'
 import type { LoadResult } from '../config/index.js'
 import {
   readSnapshot,
@@ -17,20 +18,65 @@ import { openDatabase, openSqliteReader } from '../db/connect.js'
 /** Progress redraws at most this often, so a fast copy is not slowed by the terminal. */
 const PROGRESS_REDRAW_MS = 100
 
-export interface BackupOptions {
+const USAGE = {
+  backup: 'Usage: coffer backup <file> [--portable] [--config <path>]',
+  restore: 'Usage: coffer restore <file> [--config <path>]',
+}
+
+/**
+ * `coffer backup` and `coffer restore` from the whole command line (`argv`,
+ * the command and options in any order). They read their own arguments so
+ * that a usage error (an unknown option, no file or two) exits 2 as documented.
+ */
+export async function runBackupCli(
+  command: 'backup' | 'restore',
+  argv: string[],
+  readConfig: (path: string | undefined) => LoadResult,
+): Promise<number> {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        config: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        ...(command === 'backup' ? { portable: { type: 'boolean' as const } } : {}),
+      },
+      allowPositionals: true,
+    })
+  } catch (error) {
+    if (!String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')) throw error
+    console.error(`coffer ${command}: ${(error as Error).message}\n${USAGE[command]}`)
+    return 2
+  }
+  const { values, positionals } = parsed
+  if (values.help) {
+    console.log(USAGE[command])
+    return 0
+  }
+  // positionals[0] is the command itself.
+  const files = positionals.slice(1)
+  if (files.length !== 1) {
+    const problem = files.length === 0 ? 'which file?' : `one file only, not ${files.length}.`
+    console.error(`coffer ${command}: ${problem} ${USAGE[command]}`)
+    return 2
+  }
+  const loaded = readConfig(values.config)
+  return command === 'backup'
+    ? runBackupCommand(loaded, files[0]!, { portable: values.portable === true })
+    : runRestoreCommand(loaded, files[0]!)
+}
+
+interface BackupOptions {
   /** Write the portable logical dump even on SQLite (it always is on PostgreSQL). */
   portable: boolean
 }
 
-export async function runBackupCommand(
+async function runBackupCommand(
   loaded: LoadResult,
-  file: string | undefined,
+  file: string,
   options: BackupOptions,
 ): Promise<number> {
-  if (!file) {
-    console.error('coffer backup: which file? Usage: coffer backup <file> [--portable]')
-    return 2
-  }
   if (existsSync(file)) {
     console.error(`coffer backup: ${file} already exists; choose a new file`)
     return 1
@@ -42,6 +88,15 @@ export async function runBackupCommand(
   }
   // Written beside the target, then renamed: a file named `file` is always complete.
   const partial = `${file}.partial`
+  const scratch = [partial, `${partial}-wal`, `${partial}-shm`, `${partial}-journal`]
+  // Claimed before anything is written: another backup's file is never reused or removed.
+  const taken = scratch.find((path) => existsSync(path))
+  if (taken !== undefined || !claim(partial)) {
+    console.error(
+      `coffer backup: ${taken ?? partial} already exists: another backup to ${file} is running or was interrupted; remove it if none is running`,
+    )
+    return 1
+  }
   const progress = terminalProgress('backup')
   try {
     let summary: BackupSummary
@@ -71,20 +126,23 @@ export async function runBackupCommand(
     return 0
   } catch (error) {
     progress?.done()
-    for (const leftover of [partial, `${partial}-wal`, `${partial}-shm`, `${partial}-journal`])
-      rmSync(leftover, { force: true })
+    for (const leftover of scratch) rmSync(leftover, { force: true })
     throw error
   }
 }
 
-export async function runRestoreCommand(
-  loaded: LoadResult,
-  file: string | undefined,
-): Promise<number> {
-  if (!file) {
-    console.error('coffer restore: which file? Usage: coffer restore <file>')
-    return 2
+/** Creates `path` (0600) unless it exists; answers whether this call created it. */
+function claim(path: string): boolean {
+  try {
+    closeSync(openSync(path, 'wx', 0o600))
+    return true
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'EEXIST') return false
+    throw error
   }
+}
+
+async function runRestoreCommand(loaded: LoadResult, file: string): Promise<number> {
   if (!existsSync(file)) {
     console.error(`coffer restore: ${file} does not exist`)
     return 1

@@ -15,6 +15,8 @@ import { createInterface } from 'node:readline'
 import { pipeline } from 'node:stream/promises'
 import { createGunzip, createGzip } from 'node:zlib'
 import { sql, type ControlledTransaction, type Kysely } from 'kysely'
+import { normalizeAmount, parseTotal } from '../decimal.js'
+import { isCalendarDay } from '../clock.js'
 import { insertRowsChunked } from './bulk.js'
 import { openSqliteReader, type Db, type DialectName } from './connect.js'
 import { appliedMigrationNames, knownMigrationNames, migrateToLatest } from './migrate.js'
@@ -277,15 +279,46 @@ export async function isSqliteFile(file: string): Promise<boolean> {
 
 /** Feeds a backup file, of either kind, into `sink`. */
 export async function readBackupFile(file: string, sink: BackupSink): Promise<BackupSummary> {
-  if (await isSqliteFile(file)) {
-    const reader = openSqliteReader(file)
-    try {
-      return await readSnapshot(reader, 'sqlite', sink)
-    } finally {
-      await reader.destroy()
-    }
+  return (await isSqliteFile(file)) ? readSqliteFile(file, sink) : readLogicalFile(file, sink)
+}
+
+/** A restore refused for what `file` holds (or lacks), in the words of every such message. */
+function notABackup(file: string, reason: string): RestoreRefused {
+  return new RestoreRefused(`restore: ${file} is not a Coffer backup: ${reason}`)
+}
+
+function incomplete(file: string): RestoreRefused {
+  return new RestoreRefused(`restore: ${file} ends early: the backup is incomplete`)
+}
+
+async function readSqliteFile(file: string, sink: BackupSink): Promise<BackupSummary> {
+  // What the sink throws is the target's own failure; any other SQLite damage is the file's.
+  let sinkError: unknown = undefined
+  const noted = (step: Promise<void>) =>
+    step.catch((error: unknown) => {
+      sinkError = error
+      throw error
+    })
+  let reader: Kysely<Database> | null = null
+  try {
+    reader = openSqliteReader(file)
+    return await readSnapshot(reader, 'sqlite', {
+      header: (header) => noted(sink.header(header)),
+      rows: (table, rows) => noted(sink.rows(table, rows)),
+    })
+  } catch (error) {
+    if (error === sinkError) throw error
+    const code = String((error as { code?: unknown }).code)
+    // A copy cut short reads as malformed once a page past its end is needed.
+    if (code.startsWith('SQLITE_CORRUPT'))
+      throw new RestoreRefused(
+        `restore: ${file} is damaged or cut short (SQLite: ${(error as Error).message})`,
+      )
+    if (code === 'SQLITE_NOTADB') throw notABackup(file, (error as Error).message)
+    throw error
+  } finally {
+    await reader?.destroy()
   }
-  return readLogicalFile(file, sink)
 }
 
 async function readLogicalFile(file: string, sink: BackupSink): Promise<BackupSummary> {
@@ -302,24 +335,27 @@ async function readLogicalFile(file: string, sink: BackupSink): Promise<BackupSu
     for await (const line of lines) {
       const value = JSON.parse(line) as unknown
       if (header === null) {
-        header = checkedHeader(value)
+        header = checkedHeader(value, file)
         await sink.header(header)
       } else if (Array.isArray(value)) {
-        if (!table) throw new RestoreRefused('restore: a row comes before its table')
+        if (!table) throw notABackup(file, 'a row comes before its table')
+        const row = counts.get(table.name) ?? 0
+        checkRowShape(file, table, row + 1, value)
         batch.push(value)
-        counts.set(table.name, (counts.get(table.name) ?? 0) + 1)
+        counts.set(table.name, row + 1)
         if (batch.length >= READ_CHUNK_ROWS) await flush()
       } else if (isObject(value) && typeof value.table === 'string') {
         await flush()
         const name = value.table
         table = header.tables.find((t) => t.name === name) ?? null
-        if (!table) throw new RestoreRefused(`restore: table ${name} is not in the header`)
+        if (!table) throw notABackup(file, `table ${JSON.stringify(name)} is not in its header`)
       } else if (isObject(value) && value.end === true) {
         await flush()
         for (const t of header.tables) {
           if ((counts.get(t.name) ?? 0) !== t.rows)
-            throw new RestoreRefused(
-              `restore: table ${t.name} has ${counts.get(t.name) ?? 0} rows, the header says ${t.rows}`,
+            throw notABackup(
+              file,
+              `table ${t.name} has ${counts.get(t.name) ?? 0} rows, its header says ${t.rows}`,
             )
         }
         return {
@@ -327,34 +363,90 @@ async function readLogicalFile(file: string, sink: BackupSink): Promise<BackupSu
           event_head: Number(value.event_head ?? 0),
         }
       } else {
-        throw new RestoreRefused('restore: a line of the backup is not understood')
+        throw notABackup(file, 'a line of it is not understood')
       }
     }
   } catch (error) {
     const code = (error as { code?: string }).code
-    if (code === 'Z_BUF_ERROR')
-      throw new RestoreRefused(`restore: ${file} ends early: the backup is incomplete`)
+    if (code === 'Z_BUF_ERROR') throw incomplete(file)
     if (error instanceof SyntaxError || code === 'Z_DATA_ERROR')
-      throw new RestoreRefused(
-        `restore: ${file} is not a Coffer backup (${(error as Error).message})`,
-      )
+      throw notABackup(file, (error as Error).message)
     throw error
   }
-  throw new RestoreRefused(`restore: ${file} ends early: the backup is incomplete`)
+  throw incomplete(file)
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-function checkedHeader(value: unknown): BackupHeader {
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string')
+}
+
+/** The first line of a portable backup, its shape checked before any of it is used. */
+function checkedHeader(value: unknown, file: string): BackupHeader {
   if (!isObject(value) || value.format !== BACKUP_FORMAT)
-    throw new RestoreRefused('restore: not a Coffer backup (no coffer-backup header)')
+    throw notABackup(file, 'it has no coffer-backup header')
   if (value.version !== BACKUP_FORMAT_VERSION)
     throw new RestoreRefused(
-      `restore: backup format version ${String(value.version)} is not supported (this Coffer reads ${BACKUP_FORMAT_VERSION})`,
+      `restore: ${file} is in backup format version ${JSON.stringify(value.version)}, which this Coffer cannot read (it reads ${BACKUP_FORMAT_VERSION})`,
     )
-  return value as unknown as BackupHeader
+  if (!isStringList(value.migrations))
+    throw notABackup(file, 'its header has no list of migrations')
+  if (!Array.isArray(value.tables)) throw notABackup(file, 'its header has no list of tables')
+  const tables = value.tables.map((entry) => checkedHeaderTable(entry, file))
+  const twice = tables.find((t, i) => tables.findIndex((u) => u.name === t.name) !== i)
+  if (twice) throw notABackup(file, `its header lists table ${JSON.stringify(twice.name)} twice`)
+  return {
+    format: BACKUP_FORMAT,
+    version: BACKUP_FORMAT_VERSION,
+    engine: value.engine === 'postgres' ? 'postgres' : 'sqlite',
+    created_at: String(value.created_at),
+    migrations: value.migrations,
+    tables,
+  }
+}
+
+function checkedHeaderTable(entry: unknown, file: string): BackupTable {
+  if (!isObject(entry) || typeof entry.name !== 'string')
+    throw notABackup(file, 'its header lists a table without a name')
+  const { name, columns, rows } = entry
+  const shown = JSON.stringify(name)
+  if (!isStringList(columns) || columns.length === 0 || new Set(columns).size !== columns.length)
+    throw notABackup(file, `its header gives table ${shown} no list of distinct columns`)
+  if (typeof rows !== 'number' || !Number.isSafeInteger(rows) || rows < 0)
+    throw notABackup(file, `its header gives table ${shown} no count of rows`)
+  return { name, columns, rows }
+}
+
+/** What JSON gives a value that no column holds, named without showing the value. */
+function wrongKind(value: unknown): string | null {
+  if (value === null || typeof value === 'string') return null
+  if (typeof value === 'number') return Number.isFinite(value) ? null : 'a number out of range'
+  if (Array.isArray(value)) return 'a list'
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`
+}
+
+/**
+ * A row of the portable format holds one value per column, each a string, a
+ * number or null: rows of a chunk are bound as one list of parameters, so a
+ * row one value short would shift the next row's values into the wrong columns.
+ */
+function checkRowShape(file: string, table: BackupTable, index: number, row: unknown[]) {
+  if (row.length !== table.columns.length)
+    throw notABackup(
+      file,
+      `row ${index} of table ${table.name} has ${row.length} values for ${table.columns.length} columns`,
+    )
+  for (let c = 0; c < row.length; c++) {
+    const kind = wrongKind(row[c])
+    if (kind !== null)
+      throw notABackup(
+        file,
+        `row ${index} of table ${table.name} holds ${kind} in column ${table.columns[c]}`,
+      )
+  }
 }
 
 /**
@@ -419,9 +511,11 @@ export async function summarize(db: Kysely<Database>, dialect: DialectName) {
 
 /**
  * Restores `file` into `target`, which must hold no data: it is migrated to the
- * backup's schema, loaded in one transaction (all or nothing), then migrated to
- * the latest schema. A target with data, or a backup of a newer Coffer, is
- * refused before anything is written.
+ * backup's schema, loaded in one transaction (all or nothing), checked, then
+ * migrated to the latest schema. A target with data, a backup of a newer
+ * Coffer or one whose tables and columns are not the schema's is refused
+ * before anything is written; a row the service could not use is refused
+ * before the load commits.
  */
 export async function restoreBackup(
   target: Db,
@@ -431,16 +525,18 @@ export async function restoreBackup(
   const db = target.kysely
   // A holder, so that the callbacks' assignment is seen after them.
   const load: { trx: ControlledTransaction<Database> | null } = { trx: null }
+  const checkRowValues = rowValueChecker(file)
   let total = 0
   let done = 0
   try {
     await readBackupFile(file, {
       async header(header) {
-        await prepareTarget(target, header)
+        await prepareTarget(target, header, file)
         total = header.tables.reduce((n, t) => n + t.rows, 0)
         load.trx = await db.startTransaction().execute()
       },
       async rows(table, rows) {
+        checkRowValues(table, rows)
         await insertRowsChunked(
           load.trx!,
           table.name as keyof Database,
@@ -452,7 +548,8 @@ export async function restoreBackup(
         progress?.(done, total, table.name)
       },
     })
-    if (!load.trx) throw new RestoreRefused('restore: the backup is empty')
+    if (!load.trx) throw notABackup(file, 'it is empty')
+    await checkReferences(load.trx, file)
     await afterLoad(load.trx, target.dialect)
     await load.trx.commit().execute()
     load.trx = null
@@ -464,13 +561,17 @@ export async function restoreBackup(
   return summarize(db, target.dialect)
 }
 
-async function prepareTarget(target: Db, header: BackupHeader): Promise<void> {
+async function prepareTarget(target: Db, header: BackupHeader, file: string): Promise<void> {
   const known = knownMigrationNames()
   const ofBackup = header.migrations
-  if (!ofBackup.every((name, i) => known[i] === name))
+  // A SQLite file with no coffer_migrations (an empty or another program's database).
+  if (ofBackup.length === 0) throw notABackup(file, 'it records no Coffer migrations')
+  if (ofBackup.some((name) => !known.includes(name)))
     throw new RestoreRefused(
-      `restore: the backup's schema (${ofBackup.at(-1) ?? 'none'}) is newer than this Coffer's (${known.at(-1)}): restore it with a newer Coffer`,
+      `restore: the backup's schema (${ofBackup.at(-1)}) is newer than this Coffer's (${known.at(-1)}): restore it with a newer Coffer`,
     )
+  if (!ofBackup.every((name, i) => known[i] === name))
+    throw notABackup(file, `its migrations are not ${known[0]} onwards in order`)
   const applied = await appliedMigrationNames(target.kysely).catch(() => [])
   if (applied.length > ofBackup.length)
     throw new RestoreRefused(
@@ -483,11 +584,110 @@ async function prepareTarget(target: Db, header: BackupHeader): Promise<void> {
         `restore: the target database is not empty (${table.name} holds ${table.rows} rows); restore only into an empty database`,
       )
   }
-  const present = new Set(await backupTableNames(target.kysely, target.dialect))
+  await checkSchema(target, header, file)
+}
+
+/**
+ * The backup's tables and columns must be exactly the schema's at its migration
+ * (the target has just been brought there): the loader names them in SQL, and
+ * a table or column left out would be restored as missing or empty.
+ */
+async function checkSchema(target: Db, header: BackupHeader, file: string): Promise<void> {
+  const at = `Coffer's schema at ${header.migrations.at(-1)}`
+  const expected = await backupTableNames(target.kysely, target.dialect)
   for (const table of header.tables) {
-    if (!present.has(table.name))
-      throw new RestoreRefused(`restore: the target database has no table ${table.name}`)
+    if (!expected.includes(table.name))
+      throw notABackup(file, `it has a table ${JSON.stringify(table.name)}, which ${at} has not`)
   }
+  for (const name of expected) {
+    const table = header.tables.find((t) => t.name === name)
+    if (!table) throw notABackup(file, `it has no table ${name}, which ${at} has`)
+    const columns = await columnNames(target.kysely, target.dialect, name)
+    const unknown = table.columns.find((c) => !columns.includes(c))
+    if (unknown !== undefined)
+      throw notABackup(
+        file,
+        `its table ${name} has a column ${JSON.stringify(unknown)}, which ${at} has not`,
+      )
+    const missing = columns.find((c) => !table.columns.includes(c))
+    if (missing !== undefined)
+      throw notABackup(file, `its table ${name} has no column ${missing}, which ${at} has`)
+  }
+}
+
+interface ValueCheck {
+  column: string
+  valid: (value: unknown) => boolean
+  /** What a valid value is, for the message. */
+  is: string
+}
+
+/** An instant as ledger/time.ts stores it (YYYY-MM-DDTHH:MM:SSZ), its day captured. */
+const STORED_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\dZ$/
+
+/** Whether a value is an instant as Coffer stores it: years 0001-9999, a real day. */
+function isStoredInstant(value: unknown): boolean {
+  const parts = typeof value === 'string' ? STORED_INSTANT.exec(value) : null
+  if (parts === null) return false
+  const year = Number(parts[1])
+  return year >= 1 && isCalendarDay(year, Number(parts[2]), Number(parts[3]))
+}
+
+function isTotal(value: unknown): boolean {
+  if (typeof value !== 'string') return false
+  try {
+    parseTotal(value)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** A row the service could not use: named by table and id, the value itself never shown. */
+function badRow(file: string, table: string, id: unknown, problem: string): RestoreRefused {
+  return new RestoreRefused(
+    `restore: ${file} holds a row Coffer cannot use: ${table} ${String(id)}: ${problem}; nothing was restored`,
+  )
+}
+
+/**
+ * Checks, for one restore, the values the service computes with as each chunk of
+ * rows is loaded: one it could not have written (an amount it cannot add up, a
+ * date it cannot order) would make every later read of it fail (the summary
+ * rollups, an export).
+ */
+function rowValueChecker(file: string): (table: BackupTable, rows: readonly unknown[][]) => void {
+  const checks: Readonly<Record<string, readonly ValueCheck[]>> = {
+    transactions: [
+      {
+        column: 'amount',
+        valid: (value) => typeof value === 'string' && normalizeAmount(value) === value,
+        is: 'a decimal amount such as -12.34 (at most 64 characters)',
+      },
+      {
+        column: 'date',
+        valid: isStoredInstant,
+        is: 'a UTC date and time as Coffer stores them (YYYY-MM-DDTHH:MM:SSZ)',
+      },
+    ],
+    accounts: [{ column: 'balance', valid: isTotal, is: 'a decimal amount such as -12.34' }],
+  }
+  return (table, rows) => {
+    const id = table.columns.indexOf('id')
+    for (const { column, valid, is } of checks[table.name] ?? []) {
+      const at = table.columns.indexOf(column)
+      for (const row of rows) {
+        if (!valid(row[at])) throw badRow(file, table.name, row[id], `${column} is not ${is}`)
+      }
+    }
+  }
+}
+
+/** After the load, one pass: every transaction's account is in the backup too. */
+async function checkReferences(db: Kysely<Database>, file: string): Promise<void> {
+  const { rows } = await sql<{ id: string }>`select t.id from transactions t
+    where not exists (select 1 from accounts a where a.id = t.account_id) limit 1`.execute(db)
+  if (rows[0]) throw badRow(file, 'transactions', rows[0].id, 'its account is not in the backup')
 }
 
 async function afterLoad(db: Kysely<Database>, dialect: DialectName): Promise<void> {

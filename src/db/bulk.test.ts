@@ -8,7 +8,13 @@ import { test } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import { sql } from 'kysely'
 import { bareContext } from '../../test/helpers/context.js'
-import { BULK_CACHE_KIB, insertRows, startBulkWrites } from './bulk.js'
+import {
+  BULK_CACHE_KIB,
+  deleteRowsMatching,
+  insertRows,
+  startBulkWrites,
+  upsertRowsChunked,
+} from './bulk.js'
 import { checkpointerOf, SQLITE_CACHE_KIB, SQLITE_WAL_AUTOCHECKPOINT_PAGES } from './connect.js'
 
 test('bulk-write settings: held while a stretch is open, through a settling pause, and restored after', async (t) => {
@@ -163,4 +169,29 @@ test('SQLite, a multi-row insert that fails: in a transaction the rollback takes
   // Outside a transaction a statement is all-or-nothing on its own.
   await assert.rejects(insertRows(db, 'organizations', columns, rows), /NOT NULL/)
   assert.equal(await count(), 1)
+})
+
+test('identifiers are quoted whole: a name holding a double quote stays one name, never SQL', async (t) => {
+  const ctx = await bareContext(t)
+  const db = ctx.db.kysely
+  // A column name that would close the identifier and add a SELECT if quoted naively.
+  const column = `name") select 'injected', ? --`
+  await sql`create table ${sql.id('odd "table')} (id text primary key, ${sql.id(column)} text)`.execute(
+    db,
+  )
+  const table = 'odd "table' as never
+  await insertRows(db, table, ['id', column] as never, [['a', 'first']])
+  await upsertRowsChunked(
+    db,
+    table,
+    ['id'] as never,
+    ['id', column] as never,
+    [['a', 'second']],
+    (r) => r,
+  )
+  await deleteRowsMatching(db, table, [{ name: column, type: 'text' }], [['nothing']])
+  const { rows } = await sql<Record<string, string>>`select * from ${sql.id('odd "table')}`.execute(
+    db,
+  )
+  assert.deepEqual(rows, [{ id: 'a', [column]: 'second' }])
 })

@@ -16,6 +16,19 @@ const MAX_PARAMETERS = 32766
  */
 export const INSERT_CHUNK_ROWS = 1000
 
+/**
+ * `name` as a double-quoted SQL identifier, any `"` in it doubled, so that a
+ * name (a backup's column, say) can never end the identifier and add SQL.
+ */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`
+}
+
+/** Identifiers quoted and joined by commas. */
+function quotedList(names: readonly string[]): string {
+  return names.map(quoteIdentifier).join(', ')
+}
+
 /** The items in slices of `size` (the last may be shorter), for lookups and writes by the chunk. */
 export function* chunksOf<T>(items: readonly T[], size: number): Generator<T[]> {
   for (let start = 0; start < items.length; start += size) yield items.slice(start, start + size)
@@ -88,7 +101,8 @@ function statementText(
 ): string {
   const postgres = dialectOf(db) === 'postgres'
   const conflict = postgres ? '' : sqliteOrFail(db)
-  const key = `${postgres ? 'pg' : 'sqlite'} ${conflict}${table} ${columns.join(',')} ${returning.join(',')}`
+  // JSON keeps the names apart whatever they hold (a comma, a space).
+  const key = JSON.stringify([postgres, conflict, table, columns, returning])
   const known = texts.get(key)
   if (known?.rows === rows) return known.text
   const width = columns.length
@@ -98,9 +112,8 @@ function statementText(
     for (let c = 1; c <= width; c++) marks.push(postgres ? `$${r * width + c}` : '?')
     tuples.push(`(${marks.join(', ')})`)
   }
-  const quoted = (names: readonly string[]) => names.map((n) => `"${n}"`).join(', ')
-  let text = `insert ${conflict}into "${table}" (${quoted(columns)}) values ${tuples.join(', ')}`
-  if (returning.length > 0) text += ` returning ${quoted(returning)}`
+  let text = `insert ${conflict}into ${quoteIdentifier(table)} (${quotedList(columns)}) values ${tuples.join(', ')}`
+  if (returning.length > 0) text += ` returning ${quotedList(returning)}`
   texts.set(key, { rows, text })
   return text
 }
@@ -130,15 +143,15 @@ export async function updateRowsMatching<T extends keyof Database>(
 ): Promise<number> {
   if (tuples.length === 0) return 0
   const same = (c: MatchColumn, postgres: boolean, value: string) =>
-    `t."${c.name}" ${c.nullable ? (postgres ? 'is not distinct from' : 'is') : '='} ${value}`
+    `t.${quoteIdentifier(c.name)} ${c.nullable ? (postgres ? 'is not distinct from' : 'is') : '='} ${value}`
   if (dialectOf(db) === 'postgres') {
     // One array a column: as many parameters as columns whatever the count of
     // tuples; the first column leads the table's key, which the join probes.
     const arrays = columns.map((c, i) => `$${i + 2}::${c.type}[]`)
     const text =
-      `update "${table}" as t set "${set.column}" = $1 from unnest(${arrays.join(', ')}) ` +
-      `as v(${columns.map((c) => `"${c.name}"`).join(', ')}) ` +
-      `where ${columns.map((c) => same(c, true, `v."${c.name}"`)).join(' and ')}`
+      `update ${quoteIdentifier(table)} as t set ${quoteIdentifier(set.column)} = $1 ` +
+      `from unnest(${arrays.join(', ')}) as v(${quotedList(columns.map((c) => c.name))}) ` +
+      `where ${columns.map((c) => same(c, true, `v.${quoteIdentifier(c.name)}`)).join(' and ')}`
     const result = await asKeyProbes(
       db,
       CompiledQuery.raw(text, [
@@ -149,13 +162,13 @@ export async function updateRowsMatching<T extends keyof Database>(
     return Number(result.numAffectedRows ?? 0n)
   }
   const orFail = sqliteOrFail(db)
-  const key = `${orFail}${table} ${set.column} ${columns.map((c) => c.name).join(',')} ${tuples.length}`
+  const key = JSON.stringify([orFail, table, set.column, columns, tuples.length])
   let text = matchTexts.get(key)
   if (text === undefined) {
     const tuple = `(${columns.map(() => '?').join(', ')})`
     // SQLite names the columns of a VALUES list column1, column2, ...
     text =
-      `update ${orFail}"${table}" as t set "${set.column}" = ? ` +
+      `update ${orFail}${quoteIdentifier(table)} as t set ${quoteIdentifier(set.column)} = ? ` +
       `from (values ${Array.from({ length: tuples.length }, () => tuple).join(', ')}) as v ` +
       `where ${columns.map((c, i) => same(c, false, `v.column${i + 1}`)).join(' and ')}`
     matchTexts.set(key, text)
@@ -185,13 +198,12 @@ export async function upsertRowsChunked<T extends keyof Database, I>(
   toRow: (item: I) => readonly unknown[],
 ): Promise<void> {
   const chunkRows = Math.min(INSERT_CHUNK_ROWS, Math.floor(MAX_PARAMETERS / columns.length))
-  const quoted = (names: readonly string[]) => names.map((n) => `"${n}"`).join(', ')
   const updated = columns.filter((c) => !key.includes(c))
   const conflict =
-    ` on conflict (${quoted(key)}) do ` +
+    ` on conflict (${quotedList(key)}) do ` +
     (updated.length === 0
       ? 'nothing'
-      : `update set ${updated.map((c) => `"${c}" = excluded."${c}"`).join(', ')}`)
+      : `update set ${updated.map((c) => `${quoteIdentifier(c)} = excluded.${quoteIdentifier(c)}`).join(', ')}`)
   for (const chunk of chunksOf(items, chunkRows)) {
     const parameters: unknown[] = []
     for (const item of chunk) for (const value of toRow(item)) parameters.push(value)
@@ -235,14 +247,14 @@ export async function deleteRowsMatching<T extends keyof Database>(
   tuples: ReadonlyArray<readonly unknown[]>,
 ): Promise<number> {
   if (tuples.length === 0) return 0
-  const names = columns.map((c) => `"${c.name}"`).join(', ')
+  const names = quotedList(columns.map((c) => c.name))
   let deleted = 0
   if (dialectOf(db) === 'postgres') {
     // One array a column, as updateRowsMatching: one statement whatever the count.
     const arrays = columns.map((c, i) => `$${i + 1}::${c.type}[]`)
     const text =
-      `delete from "${table}" as t using unnest(${arrays.join(', ')}) as v(${names}) ` +
-      `where ${columns.map((c) => `t."${c.name}" = v."${c.name}"`).join(' and ')}`
+      `delete from ${quoteIdentifier(table)} as t using unnest(${arrays.join(', ')}) as v(${names}) ` +
+      `where ${columns.map((c) => `t.${quoteIdentifier(c.name)} = v.${quoteIdentifier(c.name)}`).join(' and ')}`
     const result = await asKeyProbes(
       db,
       CompiledQuery.raw(
@@ -255,11 +267,11 @@ export async function deleteRowsMatching<T extends keyof Database>(
   const width = columns.length
   const rows = Math.min(DELETE_CHUNK_TUPLES, Math.floor(MAX_PARAMETERS / width))
   for (const chunk of chunksOf(tuples, rows)) {
-    const key = `${table} ${names} ${chunk.length}`
+    const key = JSON.stringify([table, names, chunk.length])
     let text = deleteTexts.get(key)
     if (text === undefined) {
       const tuple = `(${columns.map(() => '?').join(', ')})`
-      text = `delete from "${table}" where (${names}) in (values ${Array.from({ length: chunk.length }, () => tuple).join(', ')})`
+      text = `delete from ${quoteIdentifier(table)} where (${names}) in (values ${Array.from({ length: chunk.length }, () => tuple).join(', ')})`
       deleteTexts.set(key, text)
     }
     const parameters: unknown[] = []

@@ -71,8 +71,8 @@ export async function migrateToLatest(
   // running service writes to (`coffer export` beside `coffer serve`) then never
   // waits for SQLite's write lock, which a long unit may hold for seconds.
   if (options.through === undefined) {
-    const applied = await appliedMigrationNames(db.kysely)
-    if (applied.length === MIGRATIONS.length)
+    const applied = new Set(await appliedMigrationNames(db.kysely))
+    if (MIGRATIONS.every(([name]) => applied.has(name)))
       return MIGRATIONS.map(([name]) => ({ name, applied: false }))
   }
   await db.kysely.schema
@@ -133,10 +133,16 @@ export function knownMigrationNames(): string[] {
   return MIGRATIONS.map(([name]) => name)
 }
 
-/** The migrations applied to a database, in order (none when it was never migrated). */
+/**
+ * The migrations applied to a database (none when it was never migrated): the
+ * ones this Coffer knows in their order, then any it does not (a newer Coffer's)
+ * by name, so that a caller comparing schemas sees those too.
+ */
 export async function appliedMigrationNames(db: Kysely<Database>): Promise<string[]> {
   if (!(await migrationsTableExists(db))) return []
   const { rows } = await sql<{ name: string }>`select name from coffer_migrations`.execute(db)
   const applied = new Set(rows.map((r) => r.name))
-  return knownMigrationNames().filter((name) => applied.has(name))
+  const known = knownMigrationNames()
+  const unknown = [...applied].filter((name) => !known.includes(name)).sort()
+  return [...known.filter((name) => applied.has(name)), ...unknown]
 }

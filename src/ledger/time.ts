@@ -1,6 +1,6 @@
 // The one parser for the date forms the API accepts. Every instant is stored as
 // fixed-width UTC text (YYYY-MM-DDTHH:MM:SSZ) so text order is time order.
-import { formatInstant } from '../clock.js'
+import { daysInMonth, formatInstant, isCalendarDay } from '../clock.js'
 
 // Fixed width needs a four-digit year: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59Z.
 const MIN_SECONDS = -62_135_596_800
@@ -11,15 +11,6 @@ const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/
 const TIMESTAMP_RE =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/
 const UNIX_RE = /^-?\d+$/
-
-function isLeapYear(year: number): boolean {
-  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
-}
-
-function daysInMonth(year: number, month: number): number {
-  if (month === 2) return isLeapYear(year) ? 29 : 28
-  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31
-}
 
 // Days since 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's
 // days_from_civil). Done by hand because Date.UTC maps years 0-99 to 1900-1999.
@@ -99,10 +90,7 @@ export interface CivilTime {
   second: number
 }
 
-/** Whether year, month and day name a real day (1900-02-29 does not, 2000-02-29 does). */
-export function isCalendarDay(year: number, month: number, day: number): boolean {
-  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month)
-}
+export { isCalendarDay }
 
 /**
  * A wall-clock reading `offsetSeconds` east of UTC as fixed-width UTC, or null
