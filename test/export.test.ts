@@ -22,7 +22,7 @@ import { writeLabelsInUnit } from '../src/ledger/labels.js'
 import { findTransaction } from '../src/ledger/snapshots.js'
 import { dsnWithSchema, ENGINE, startTestApp, type TestAppHandle } from './helpers/app.js'
 import { expectProblem, expectStatus } from './helpers/http.js'
-import { ingest } from './helpers/ledger.js'
+import { ingest, manualTransactionJson } from './helpers/ledger.js'
 import { runCli } from './helpers/cli.js'
 import SqliteDatabase from '../src/db/sqlite-binding.js'
 
@@ -450,21 +450,14 @@ test('GET /api/v1/export is read tier: no credential is 401, a read key and the 
 
 /** A transaction as the writers get it: a plain one with `fields` over it. */
 function transaction(fields: Partial<TransactionJson>): TransactionJson {
-  return {
+  return manualTransactionJson({
     id: 'man_1',
     account_id: 'acc_usd',
     amount: '1.00',
     date: '2024-01-05T00:00:00.000Z',
     description: 'purchase',
-    payee: null,
-    memo: null,
-    pending: false,
-    source: 'manual',
-    labels: {},
-    extensions: {},
-    synced_at: null,
     ...fields,
-  }
+  })
 }
 
 /** The whole text of `format` for these transactions; `currencies` maps account ids (default USD). */

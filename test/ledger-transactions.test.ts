@@ -17,6 +17,7 @@ import {
   history,
   ingest,
   keptAndCountedTransactions,
+  manualTransactionJson,
   problem,
   problemFields,
   StepClock,
@@ -29,17 +30,7 @@ import { expectProblem, expectStatus } from './helpers/http.js'
 function manualTx(
   fields: Pick<TransactionJson, 'id' | 'account_id' | 'amount' | 'date'> & Partial<TransactionJson>,
 ): TransactionJson {
-  return {
-    description: null,
-    payee: null,
-    memo: null,
-    pending: false,
-    source: 'manual',
-    labels: {},
-    extensions: {},
-    synced_at: T0,
-    ...fields,
-  }
+  return manualTransactionJson({ synced_at: T0, ...fields })
 }
 
 async function listAll(app: TestAppHandle, query = ''): Promise<string[]> {

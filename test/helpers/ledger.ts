@@ -5,8 +5,26 @@ import assert from 'node:assert/strict'
 import type { TestContext } from 'node:test'
 import { ingestBatchInUnit, type IngestBatch, type IngestCounts } from '../../src/ledger/ingest.js'
 import type { Clock } from '../../src/clock.js'
+import type { TransactionJson } from '../../src/ledger/json.js'
 import { startTestApp, type TestAppHandle } from './app.js'
 import { expectStatus } from './http.js'
+
+/** A manual transaction's JSON (SPEC 2.2): no text, no metadata, but `fields`. */
+export function manualTransactionJson(
+  fields: Pick<TransactionJson, 'id' | 'account_id' | 'amount' | 'date'> & Partial<TransactionJson>,
+): TransactionJson {
+  return {
+    description: null,
+    payee: null,
+    memo: null,
+    pending: false,
+    source: 'manual',
+    labels: {},
+    extensions: {},
+    synced_at: null,
+    ...fields,
+  }
+}
 
 /** The fixed instant most tests run at. */
 export const T0 = '2024-05-01T12:00:00Z'

@@ -159,6 +159,18 @@ function withoutSyncedAt(tx: Json): Json {
   return rest
 }
 
+/** The same ids on both sides, and each entity as its last event left it. */
+function assertSameEntities(kind: string, fromLog: Map<string, Json>, shown: Map<string, Json>) {
+  assert.deepEqual(
+    [...fromLog.keys()].sort(),
+    [...shown.keys()].sort(),
+    `the ${kind}s the log leaves are the ledger’s`,
+  )
+  for (const [id, entity] of shown) {
+    assert.deepEqual(fromLog.get(id), entity, `${kind} ${id}: its last event against the ledger`)
+  }
+}
+
 function byId(items: Iterable<Json>): Map<string, Json> {
   return new Map([...items].map((item) => [item.id, item]))
 }
@@ -177,34 +189,17 @@ export async function assertLogFoldsToLedger(app: App, options: SendOptions = {}
   const transactions = await listAll(app, '/api/v1/transactions', 'transactions', options)
   const shown = byId(transactions.map(withoutSyncedAt))
   const fromLog = byId([...folded.transactions.values()].map(withoutSyncedAt))
-  assert.deepEqual(
-    [...fromLog.keys()].sort(),
-    [...shown.keys()].sort(),
-    'the transactions the log leaves are the ledger’s',
+  assertSameEntities('transaction', fromLog, shown)
+  assertSameEntities(
+    'account',
+    folded.accounts,
+    byId(await listAll(app, '/api/v1/accounts', 'accounts', options)),
   )
-  for (const [id, tx] of shown) {
-    assert.deepEqual(fromLog.get(id), tx, `transaction ${id}: its last event against the ledger`)
-  }
-
-  const accounts = byId(await listAll(app, '/api/v1/accounts', 'accounts', options))
-  assert.deepEqual(
-    [...folded.accounts.keys()].sort(),
-    [...accounts.keys()].sort(),
-    'the accounts the log leaves are the ledger’s',
+  assertSameEntities(
+    'rule',
+    folded.rules,
+    byId(await listAll(app, '/api/v1/rules', 'rules', options)),
   )
-  for (const [id, account] of accounts) {
-    assert.deepEqual(folded.accounts.get(id), account, `account ${id}: its last event`)
-  }
-
-  const rules = byId(await listAll(app, '/api/v1/rules', 'rules', options))
-  assert.deepEqual(
-    [...folded.rules.keys()].sort(),
-    [...rules.keys()].sort(),
-    'the rules the log leaves are the ledger’s',
-  )
-  for (const [id, rule] of rules) {
-    assert.deepEqual(folded.rules.get(id), rule, `rule ${id}: its last event`)
-  }
 
   // Histories: every transaction of a small ledger, an even spread of a large one.
   const ids = [...shown.keys()].sort()
