@@ -5,10 +5,13 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/schema.js'
 import type { EventBus } from './bus.js'
-import { readEventsAfter, type EventFilter } from './store.js'
+import { readEventPage, type EventFilter } from './store.js'
 import type { EventEnvelope } from './types.js'
 
-/** Events read from the log at once while replaying, unless the consumer asks for another size. */
+/**
+ * Events read from the log at once while replaying, unless the consumer asks
+ * for another size; a page of large events stops sooner (EVENT_PAGE_BYTES).
+ */
 const REPLAY_PAGE_EVENTS = 500
 
 export interface FollowOptions {
@@ -17,7 +20,7 @@ export interface FollowOptions {
   after: number
   filter?: EventFilter
   signal: AbortSignal
-  /** Events per replayed page (REPLAY_PAGE_EVENTS when unset). */
+  /** Events per replayed page at most (REPLAY_PAGE_EVENTS when unset). */
   pageEvents?: number
 }
 
@@ -51,13 +54,14 @@ export async function* followEventBatches(options: FollowOptions): AsyncGenerato
     signal.addEventListener('abort', stop, { once: true })
     try {
       for (;;) {
-        const page = await readEventsAfter(db, last, pageEvents, filter)
+        const { events: page, more } = await readEventPage(db, last, pageEvents, filter)
         if (signal.aborted) return
         if (page.length > 0) {
           yield page
           last = page[page.length - 1]!.sequence
         }
-        if (page.length < pageEvents) break
+        // A page cut short by its byte budget is not the end of the log.
+        if (!more) break
       }
       for (;;) {
         const first = await sub.next()

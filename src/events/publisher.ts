@@ -18,7 +18,7 @@ import type { Db } from '../db/connect.js'
 import { announceChange, watchChanges, type ChangeWatch } from '../db/coordination.js'
 import type { DbExecutor } from '../db/schema.js'
 import type { EventBus } from './bus.js'
-import { asLogged, logHead, readEventsAfter, type EventRows } from './store.js'
+import { asLogged, logHead, readEventPage, type EventRows } from './store.js'
 import type { EventEnvelope } from './types.js'
 
 const TAIL_PAGE_EVENTS = 500
@@ -130,13 +130,13 @@ export class LogTail {
           if (!this.readWanted) break
           // Cleared before the read: a poke while it runs asks for another.
           this.readWanted = false
-          const page = await readEventsAfter(db.kysely, this.last, TAIL_PAGE_EVENTS)
+          const { events: page, more } = await readEventPage(db.kysely, this.last, TAIL_PAGE_EVENTS)
           if (page.length === 0) break
           // Never back: a commit made while nobody listened moved it ahead (committed).
           this.last = Math.max(this.last, page[page.length - 1]!.sequence)
           bus.publish(page)
           onPublish(page.length)
-          if (page.length === TAIL_PAGE_EVENTS) this.readWanted = true
+          if (more) this.readWanted = true
         }
       } while (this.pokedAgain && !this.stopped)
     } catch (error) {

@@ -1,7 +1,7 @@
 // Event retention (SPEC 8): with events.retention_days > 0, events older than that
 // are pruned once at start and then every 6 hours; 0 keeps them forever. A
 // consumer whose cursor now points below the oldest kept event just goes on from
-// the oldest one (readEventsAfter reads `sequence > cursor`), so SSE clients and
+// the oldest one (a page of the log reads `sequence > cursor`), so SSE clients and
 // the webhook dispatcher need nothing special.
 import type { EventsContext } from './context.js'
 import { formatInstant } from '../clock.js'

@@ -2,7 +2,7 @@
 import type { EventsContext } from './context.js'
 import { NotFound, Unavailable } from '../errors.js'
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '../page.js'
-import { readEvent, readEventsAfter, readNewestEvents, type EventFilter } from './store.js'
+import { readEvent, readEventPage, readNewestEvents, type EventFilter } from './store.js'
 import type { EventEnvelope } from './types.js'
 
 export function requireEventsEnabled(ctx: EventsContext): void {
@@ -28,15 +28,19 @@ export async function listEvents(
     entity_id: input.entity_id,
   }
   const db = ctx.db.kysely
+  // Either page may hold fewer events than asked for when they are large
+  // (EVENT_PAGE_BYTES); `next` says where it ended.
   const events =
     input.newest !== undefined
       ? await readNewestEvents(db, Math.min(input.newest, LIST_LIMIT_MAX), filter)
-      : await readEventsAfter(
-          db,
-          after,
-          Math.min(input.limit ?? LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX),
-          filter,
-        )
+      : (
+          await readEventPage(
+            db,
+            after,
+            Math.min(input.limit ?? LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX),
+            filter,
+          )
+        ).events
   const last = events.at(-1)
   return { events, next: last ? last.sequence : after }
 }

@@ -1,6 +1,6 @@
 // Reads and appends of the durable event log. Appends happen only inside
 // ledger.mutate's database transaction; reads page by sequence.
-import type { Kysely, Transaction } from 'kysely'
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely'
 import { insertRowsChunked } from '../db/bulk.js'
 import { lockForTransaction } from '../db/coordination.js'
 import type { Database } from '../db/schema.js'
@@ -120,37 +120,106 @@ export function toEnvelope(row: EventRow): EventEnvelope {
   )
 }
 
-function filtered(db: Executor, filter: EventFilter) {
-  let query = db.selectFrom('events').selectAll()
-  if (filter.type !== undefined) query = query.where('type', '=', filter.type)
-  if (filter.entity_type !== undefined) query = query.where('entity_type', '=', filter.entity_type)
-  if (filter.entity_id !== undefined) query = query.where('entity_id', '=', filter.entity_id)
-  return query
+/**
+ * Bytes of event data (the JSON text the log holds) one page of the log reads
+ * at most: a page stops at the first event that takes it past this. A count
+ * alone let 500 events of a large snapshot each (SPEC 2.6) make a page of
+ * hundreds of MB, held by every SSE replay at once (docs/security.md).
+ */
+export const EVENT_PAGE_BYTES = 1024 * 1024
+
+/** A page of the log, oldest first. */
+export interface EventPage {
+  events: EventEnvelope[]
+  /** Whether the page stopped at its count or byte budget, so more events may follow. */
+  more: boolean
 }
 
-/** Events after a sequence, oldest first (index: primary key, or events_<filter> with sequence). */
+interface PageRequest {
+  /** Events after this sequence, oldest first; without it, the newest events. */
+  after?: number
+  limit: number
+  filter: EventFilter
+  maxBytes: number
+}
+
+/**
+ * The one read of the log's pages: at most `limit` events, stopping once their
+ * data passes `maxBytes` (the event that passes it is kept, so a page holds at
+ * least one event and paging always moves on). One statement finds where the
+ * page ends from the data's sizes (octet_length: SQLite's record header,
+ * PostgreSQL's TOAST pointer, without reading the data), then reads the events
+ * up to there, so the data of events past the budget is never read.
+ */
+async function readPage(db: Executor, request: PageRequest): Promise<EventPage> {
+  const { after, limit, filter, maxBytes } = request
+  if (limit <= 0) return { events: [], more: false }
+  const wanted: RawBuilder<unknown>[] = []
+  if (after !== undefined) wanted.push(sql`sequence > ${after}`)
+  if (filter.type !== undefined) wanted.push(sql`type = ${filter.type}`)
+  if (filter.entity_type !== undefined) wanted.push(sql`entity_type = ${filter.entity_type}`)
+  if (filter.entity_id !== undefined) wanted.push(sql`entity_id = ${filter.entity_id}`)
+  const where = (conditions: RawBuilder<unknown>[]) =>
+    conditions.length > 0 ? sql`where ${sql.join(conditions, sql` and `)}` : sql``
+  // Written as SQL text: building it with the query builder cost more than reading a page of small events.
+  const newestFirst = after === undefined
+  const order = sql.raw(newestFirst ? 'desc' : 'asc')
+  const edgeOf = sql.raw(newestFirst ? 'min' : 'max')
+  // The page ends at the last of the next `limit` wanted events read before
+  // their sizes, summed in order, passed the budget. A page of ordinary events
+  // fits whole, which their sum tells; the running sum is needed only when not.
+  const next = sql`select sequence, octet_length(data) as bytes from events ${where(wanted)}
+    order by sequence ${order} limit ${limit}`
+  const running = sql`select sequence, octet_length(data) as bytes,
+      sum(octet_length(data)) over (order by sequence ${order} rows unbounded preceding) as bytes_through
+    from events ${where(wanted)} order by sequence ${order} limit ${limit}`
+  const edge = sql`select case when sum(bytes) < ${maxBytes} then ${edgeOf}(sequence)
+      else (select ${edgeOf}(sequence) from (${running}) as sized where bytes_through - bytes < ${maxBytes})
+    end from (${next}) as sized`
+  const upToEdge = sql`sequence ${sql.raw(newestFirst ? '>=' : '<=')} (${edge})`
+  const { rows } = await sql<EventRow & { bytes: number | string }>`
+    select *, octet_length(data) as bytes from events ${where([...wanted, upToEdge])}
+    order by sequence`.execute(db)
+  const read = rows.reduce((sum, row) => sum + Number(row.bytes), 0)
+  return { events: rows.map(toEnvelope), more: rows.length === limit || read >= maxBytes }
+}
+
+/**
+ * Events after a sequence, oldest first: at most `limit`, and fewer when their
+ * data passes `maxBytes` (index: primary key, or events_<filter> with sequence).
+ */
+export function readEventPage(
+  db: Executor,
+  after: number,
+  limit: number,
+  filter: EventFilter = {},
+  maxBytes: number = EVENT_PAGE_BYTES,
+): Promise<EventPage> {
+  return readPage(db, { after, limit, filter, maxBytes })
+}
+
+/** The events of readEventPage alone: one page, which may be cut short by its bytes. */
 export async function readEventsAfter(
   db: Executor,
   after: number,
   limit: number,
   filter: EventFilter = {},
 ): Promise<EventEnvelope[]> {
-  const rows = await filtered(db, filter)
-    .where('sequence', '>', after)
-    .orderBy('sequence', 'asc')
-    .limit(limit)
-    .execute()
-  return rows.map(toEnvelope)
+  return (await readEventPage(db, after, limit, filter)).events
 }
 
-/** The newest `count` events, returned oldest first. */
+/**
+ * The newest `count` events, returned oldest first; fewer when their data
+ * passes `maxBytes` (the newest are kept).
+ */
 export async function readNewestEvents(
   db: Executor,
   count: number,
   filter: EventFilter = {},
+  maxBytes: number = EVENT_PAGE_BYTES,
 ): Promise<EventEnvelope[]> {
-  const rows = await filtered(db, filter).orderBy('sequence', 'desc').limit(count).execute()
-  return rows.reverse().map(toEnvelope)
+  const { events } = await readPage(db, { limit: count, filter, maxBytes })
+  return events
 }
 
 /**

@@ -3,8 +3,10 @@
 // `?after` only new events are sent. A client whose socket falls too far behind
 // is dropped and reconnects with its last sequence (Last-Event-ID works too).
 // Limits (docs/security.md): events.max_streams in all and
-// events.max_streams_per_client per credential (429 beyond); a replay stops
-// reading the log while the client's socket is full, yields to the event loop
+// events.max_streams_per_client per credential (429 beyond); a replay reads
+// the log a page at a time (at most EVENT_PAGE_BYTES of event data, so a stream
+// holds little however large the events), stops reading while the client's
+// socket is full, yields to the event loop
 // every SSE_YIELD_BYTES, and a client that stops reading is dropped after
 // SSE_STALL_TIMEOUT_MS.
 import type { ServerResponse } from 'node:http'

@@ -60,14 +60,18 @@ export const EventListQuery = Type.Object({
     Type.Integer({
       minimum: 0,
       maximum: MAX_PARAM_INTEGER,
-      description: 'Default 100, clamped to 1000.',
+      description:
+        'Default 100, clamped to 1000. A page holds fewer events when their data passes ' +
+        'about 1 MiB (at least one event); page on from `next`.',
     }),
   ),
   newest: Type.Optional(
     Type.Integer({
       minimum: 1,
       maximum: MAX_PARAM_INTEGER,
-      description: 'Return the newest N events, oldest first.',
+      description:
+        'Return the newest N events, oldest first; fewer (the newest) when their data ' +
+        'passes about 1 MiB.',
     }),
   ),
   ...EventFilterQuery,
@@ -78,7 +82,14 @@ export const EventStreamQuery = Type.Object({
   ...EventFilterQuery,
 })
 
-export const EventPage = Type.Object({ events: Type.Array(Event), next: Type.Integer() })
+export const EventPage = Type.Object({
+  events: Type.Array(Event),
+  next: Type.Integer({
+    description:
+      'The last returned sequence (or `after` when the page is empty): pass it as `after` ' +
+      'for the next page. A page may hold fewer than `limit` events and still not be the end.',
+  }),
+})
 
 const tags = ['events']
 
@@ -86,6 +97,10 @@ export const EventRoutes = {
   list: {
     tags,
     summary: 'Page through the event log',
+    description:
+      'At most `limit` events after `after`, and fewer when their data passes about 1 MiB ' +
+      '(at least one is returned), so that a page of large events stays small. Only an ' +
+      'empty page means the end of the log.',
     querystring: EventListQuery,
     response: { 200: EventPage, ...ErrorResponses },
   },

@@ -19,7 +19,7 @@ import type { ServiceContext } from '../context.js'
 import { parseDuration, type Config } from '../config/index.js'
 import { followEvents } from '../events/follow.js'
 import { eventJson } from '../events/json.js'
-import { logHead, readEventsAfter } from '../events/store.js'
+import { logHead, readEventPage } from '../events/store.js'
 import type { EventEnvelope } from '../events/types.js'
 import { isoNow, startTimer } from '../clock.js'
 import { loadCursor, saveCursor, Watermark } from './cursor.js'
@@ -225,13 +225,13 @@ export class WebhookDispatcher {
     let after = target.startsAfter
     const until = this.mark.handled
     while (after < until) {
-      const page = await readEventsAfter(this.ctx.db.kysely, after, BACKFILL_PAGE_EVENTS)
-      for (const event of page) {
+      const { events, more } = await readEventPage(this.ctx.db.kysely, after, BACKFILL_PAGE_EVENTS)
+      for (const event of events) {
         if (event.sequence > until) return
         this.admit(event, [target])
         after = event.sequence
       }
-      if (page.length < BACKFILL_PAGE_EVENTS) return
+      if (!more) return
     }
   }
 
