@@ -7,6 +7,8 @@ import { ShuttingDown } from './errors.js'
 interface SignalArgs {
   /** A webhook was created, edited, rotated or deleted: the dispatcher reloads. */
   'webhooks.changed': []
+  /** Stored settings that apply at once changed the running configuration (their keys). */
+  'settings.applied': [keys: string[]]
 }
 
 export class Signals extends EventEmitter<SignalArgs> {

@@ -163,8 +163,14 @@ test('a live key takes effect at once: webhooks.max_attempts bounds the next del
     url: receiver.url,
     event_types: ['account.created'],
   })
+  const applied: string[][] = []
+  app.ctx.signals.on('settings.applied', (keys) => applied.push(keys))
   // One attempt, no retry: the stored value, not the environment's 5.
   await call(app, 'PUT', '/api/v1/settings/webhooks.max_attempts', 200, { value: 1 })
+  // The parts that hold a live value (the sync schedule) hear of it.
+  assert.deepEqual(applied, [['webhooks.max_attempts']])
+  await call(app, 'PUT', '/api/v1/settings/sync.interval', 200, { value: '2h' })
+  assert.deepEqual(applied.at(-1), ['sync.interval'])
   await call(app, 'POST', '/api/v1/accounts', 201, { name: 'Cash', currency: 'USD' })
   await app.webhooks.whenSettled(await headSequence(app, { token: TOKEN }))
   assert.equal(receiver.deliveries.length, 1)
@@ -276,6 +282,15 @@ test('a bad value is 400 naming the problem, and nothing is stored', async (t) =
     ['plugins.hook_timeout', '720h', 'plugins.hook_timeout: must be at most 10m, got "720h"'],
     ['plugins.memory_mib', 4096, 'plugins.memory_mib: must be at most 2048, got 4096'],
     ['events.retention_days', 1e9, 'events.retention_days: must be at most 36500, got 1000000000'],
+    // A sync every nanosecond stormed the log and the bank feeds; a lockout of years
+    // could not be lifted but by a restart.
+    ['sync.interval', '1ns', 'sync.interval: must be at least 60000ms, got "1ns"'],
+    ['auth.failure_window', '25h', 'auth.failure_window: must be at most 1440m, got "25h"'],
+    [
+      'update.url',
+      'https://u:S3cret@feed.example/f.json',
+      'update.url: must not carry a user name or password (user:password@host): fetch cannot send them',
+    ],
     ['events.enabled', 'yes', 'events.enabled: expected a boolean, got string'],
     ['log.level', 'loud', 'log.level: expected one of trace, debug, info, warn, error, got "loud"'],
     ['ethereum.api_key', 42, 'ethereum.api_key: expected a string, got integer'],

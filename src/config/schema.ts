@@ -28,6 +28,8 @@ export interface ConfigKeySpec {
   settable?: false
   /** A stored setting applies at once, without a restart (CONTRACT 10). */
   live?: true
+  /** A 'duration' key whose "0" turns its work off: `min` bounds every other value. */
+  zeroTurnsOff?: true
   /**
    * An address the service fetches: an absolute http(s) URL without a user or
    * password, which fetch refuses to send (and would print in its error).
@@ -55,7 +57,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
   { key: 'dashboard.token', kind: 'string', default: null, secret: true, settable: false, title: 'Dashboard token' },
 
   { key: 'auth.max_failures', kind: 'int', default: 10, min: 1, secret: false, title: 'Failed authentications from one client address per auth.failure_window; beyond it, requests carrying a credential are 429 (docs/security.md)' },
-  { key: 'auth.failure_window', kind: 'duration', default: '1m', min: 1000, secret: false, title: 'Window in which auth.max_failures is counted, and how long the address then waits' },
+  { key: 'auth.failure_window', kind: 'duration', default: '1m', min: 1000, max: 24 * 3_600_000, secret: false, title: 'Window in which auth.max_failures is counted, and how long the address then waits (at most 24h)' },
 
   { key: 'events.enabled', kind: 'bool', default: true, secret: false, title: 'Record events' },
   { key: 'events.retention_days', kind: 'int', default: 0, min: 0, max: 36_500, secret: false, title: 'Event retention in days (0 keeps all; at most 36500)' },
@@ -66,7 +68,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
   { key: 'webhooks.max_attempts', kind: 'int', default: 5, min: 1, secret: false, live: true, title: 'Webhook delivery attempts' },
   { key: 'webhooks.timeout', kind: 'duration', default: '10s', min: 1, max: 600_000, secret: false, live: true, title: 'Webhook request timeout (at most 10m)' },
 
-  { key: 'sync.interval', kind: 'duration', default: '6h', secret: false, live: true, title: 'Scheduled sync interval ("0" turns it off)' },
+  { key: 'sync.interval', kind: 'duration', default: '6h', min: 60_000, zeroTurnsOff: true, secret: false, live: true, title: 'Scheduled sync interval, at least 1m ("0" turns it off)' },
   { key: 'sync.lookback_days', kind: 'int', default: 90, min: 0, secret: false, live: true, title: 'Sync history window in days (0 means all)' },
 
   { key: 'search.workers', kind: 'int', default: 4, min: 0, secret: false, title: 'Worker threads that run searches on SQLite, each with its own read-only connection, at most the CPU cores; 0 runs them on the main thread, as PostgreSQL always does (docs/architecture.md)' },

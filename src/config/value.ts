@@ -49,7 +49,7 @@ export function checkValue(spec: ConfigKeySpec, value: unknown): unknown {
       } catch (error) {
         throw new ValueProblem((error as Error).message)
       }
-      if (spec.min !== undefined && ms < spec.min) {
+      if (spec.min !== undefined && ms < spec.min && !(ms === 0 && spec.zeroTurnsOff)) {
         throw new ValueProblem(`must be at least ${spec.min}ms, got ${JSON.stringify(value)}`)
       }
       if (spec.max !== undefined && ms > spec.max) {

@@ -161,7 +161,9 @@ export class Settings {
 
   private applyLive(next: LoadResult): void {
     const changed = applyKeys(this.ctx, next.config, LIVE)
-    if (changed.length > 0) this.ctx.log.info({ settings: changed }, 'settings applied')
+    if (changed.length === 0) return
+    this.ctx.log.info({ settings: changed }, 'settings applied')
+    this.ctx.signals.emit('settings.applied', changed)
   }
 
   private waitsForRestart(spec: ConfigKeySpec, next: LoadResult): boolean {

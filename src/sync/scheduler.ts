@@ -1,5 +1,5 @@
-// The scheduled sync: one run every sync.interval ("0" turns it off). The
-// interval is read again at every tick, so a changed setting applies live.
+// The scheduled sync: one run every sync.interval ("0" turns it off). A changed
+// setting applies live: the wait under way is started again at the new interval.
 import { parseDuration } from '../config/index.js'
 import type { ServiceContext } from '../context.js'
 import type { SyncEngine } from './engine.js'
@@ -12,6 +12,13 @@ const MAX_TIMER_MS = 2 ** 31 - 1
 export class SyncScheduler {
   private timer: NodeJS.Timeout | null = null
   private stopped = false
+  /** A run the schedule started is under way: its end schedules the next. */
+  private running = false
+  private readonly onSettings = (keys: string[]) => {
+    if (!keys.includes('sync.interval') || this.stopped || this.running) return
+    if (this.timer) clearTimeout(this.timer)
+    this.schedule()
+  }
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -20,11 +27,13 @@ export class SyncScheduler {
 
   start(): void {
     this.stopped = false
+    this.ctx.signals.on('settings.applied', this.onSettings)
     this.schedule()
   }
 
   stop(): void {
     this.stopped = true
+    this.ctx.signals.off('settings.applied', this.onSettings)
     if (this.timer) clearTimeout(this.timer)
     this.timer = null
   }
@@ -47,12 +56,16 @@ export class SyncScheduler {
   }
 
   private async tick(due: boolean): Promise<void> {
+    this.timer = null
     if (due && !this.stopped) {
+      this.running = true
       try {
         const started = await this.engine.trigger({ trigger: 'schedule', source: null })
         await started.done
       } catch (error) {
         this.ctx.log.warn({ err: error }, 'sync: scheduled run could not start')
+      } finally {
+        this.running = false
       }
     }
     this.schedule()
