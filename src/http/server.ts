@@ -12,7 +12,7 @@ import type { SearchPool } from '../search/pool/pool.js'
 import type { Settings } from '../settings/service.js'
 import type { SyncService } from '../sync/index.js'
 import { parseDuration } from '../config/index.js'
-import { Invalid, TooManyRequests } from '../errors.js'
+import { Invalid, ShuttingDown, TooManyRequests } from '../errors.js'
 import { accessLog } from './access-log.js'
 import { bodyText } from './body-text.js'
 import { checkUrlLength, clientErrorHandler, HEADER_MAX_BYTES } from './client-errors.js'
@@ -93,7 +93,8 @@ export async function buildHttpServer(
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
     schemaController: { compilersFactory: { buildSerializer: serializersOnFirstUse } },
-    return503OnClosing: true,
+    // Fastify's own 503 while closing is not problem+json: the hook below answers instead.
+    return503OnClosing: false,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     requestTimeout,
     routerOptions: { maxParamLength: 1024 },
@@ -150,6 +151,11 @@ export async function buildHttpServer(
   // First, so that every answer carries them, refusals included (docs/security.md).
   app.addHook('onRequest', securityHeaders)
   app.addHook('onRequest', checkUrlLength)
+  // A request that arrives once the service is closing (a shutdown, a restart, an
+  // update) is a 503 problem; the answer ends its connection (onSend below).
+  app.addHook('onRequest', async () => {
+    if (ctx.signals.closing.aborted) throw new ShuttingDown()
+  })
   // Host and Origin next (docs/security.md): a refused request never reaches auth.
   app.addHook('onRequest', originGuard(ctx.config.server))
   app.addHook('onRequest', async (request) => auth.check(request))
