@@ -330,6 +330,25 @@ test('serve prints the listening address, answers, and stops on SIGTERM with exi
   assert.equal(r.code, 0, r.stderr)
 })
 
+test('a database.path that is no SQLite database, or a folder, exits 1 naming the key and the path', async (t) => {
+  const box = await sandbox(t)
+  const notes = join(box.dir, 'notes.txt')
+  writeFileSync(notes, 'not a database\n')
+  for (const [path, reason] of [
+    [notes, 'file is not a database'],
+    [box.dir, 'unable to open database file'],
+  ] as const) {
+    const r = await run(
+      ['migrate'],
+      { ...box.env, SERVICE_DATABASE_DRIVER: 'sqlite', SERVICE_DATABASE_PATH: path },
+      box.dir,
+    )
+    assert.equal(r.code, 1, r.stdout + r.stderr)
+    const said = `database.path ${JSON.stringify(path)}: ${reason}`
+    assert.ok(r.stderr.includes(said), r.stderr)
+  }
+})
+
 test('a config file with an unknown key exits 1 naming the key', async (t) => {
   const box = await sandbox(t)
   const file = join(box.dir, 'custom.toml')

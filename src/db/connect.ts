@@ -93,6 +93,10 @@ function openSqlite(options: DatabaseOptions, log?: Logger): Db {
     // WAL lets readers run beside the writer; synchronous=NORMAL in WAL mode loses
     // nothing when the process dies (only on power loss), which is our promise.
     sqlite.pragma('journal_mode = WAL')
+  } catch (error) {
+    // SQLite's own words ("file is not a database") do not say which file.
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new Error(`database.path ${JSON.stringify(options.path)}: ${reason}`, { cause: error })
   } finally {
     if (umask !== null) process.umask(umask)
   }
