@@ -9,6 +9,8 @@ interface SignalArgs {
   'webhooks.changed': []
   /** Stored settings that apply at once changed the running configuration (their keys). */
   'settings.applied': [keys: string[]]
+  /** A credential was revoked or replaced: what it holds open (event streams) ends. */
+  'credential.revoked': [principal: string]
 }
 
 export class Signals extends EventEmitter<SignalArgs> {

@@ -339,6 +339,48 @@ test('the stream needs a token once one is configured', async (t) => {
   }
 })
 
+test('a revoked API key or a replaced dashboard token ends its open streams; the others go on', async (t) => {
+  const app = await startTestApp(t)
+  const { token } = await expectStatus(app, 'POST', '/api/v1/security/token', 201, {})
+  const admin = { token: token as string }
+  const key = await expectStatus(
+    app,
+    'POST',
+    '/api/v1/security/api-keys',
+    201,
+    { name: 'reader', scope: 'read' },
+    admin,
+  )
+  const byKey = await open(t, app, '', { authorization: `Bearer ${key.key as string}` })
+  const byToken = await open(t, app, '', { authorization: `Bearer ${token as string}` })
+
+  await expectStatus(
+    app,
+    'DELETE',
+    `/api/v1/security/api-keys/${key.id as string}`,
+    204,
+    undefined,
+    admin,
+  )
+  await byKey
+    .until('the revoked key’s stream to end', () => byKey.isEnded)
+    .catch(() => {
+      assert.fail('the revoked key’s stream is still open')
+    })
+  // The dashboard token's stream still hears what happens.
+  await expectStatus(app, 'POST', '/api/v1/accounts', 201, { name: 'Cash', currency: 'USD' }, admin)
+  await byToken.untilFrames(1)
+  assert.equal(byKey.frames.length, 0, 'nothing reached the revoked key')
+
+  // A new dashboard token ends the previous one's streams.
+  await expectStatus(app, 'POST', '/api/v1/security/token', 201, {}, admin)
+  await byToken
+    .until('the replaced token’s stream to end', () => byToken.isEnded)
+    .catch(() => {
+      assert.fail('the replaced token’s stream is still open')
+    })
+})
+
 test('events.enabled = false: the stream answers 503', async (t) => {
   const app = await startTestApp(t, { env: { SERVICE_EVENTS_ENABLED: 'false' } })
   for (const query of ['', '?after=0']) {

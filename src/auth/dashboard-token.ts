@@ -2,6 +2,7 @@
 // only by editing config and restarting), else one generated or pasted in the
 // dashboard and stored as a SHA-256 hash (revocable), else none.
 import { randomBytes } from 'node:crypto'
+import { DASHBOARD_PRINCIPAL } from './principal.js'
 import type { ServiceContext } from '../context.js'
 import type { StoredToken } from '../schemas/security.js'
 import { Conflict, Invalid } from '../errors.js'
@@ -73,6 +74,8 @@ export class DashboardToken {
       .execute()
     this.storedHash = hash
     if (previous === undefined) return { token, source: 'stored', replaced: false }
+    // The streams the previous token opened end with it.
+    ctx.signals.emit('credential.revoked', DASHBOARD_PRINCIPAL)
     ctx.log.warn(
       'the stored dashboard token was replaced (POST /api/v1/security/token); the previous token no longer works',
     )
@@ -94,6 +97,7 @@ export class DashboardToken {
     }
     await ctx.db.kysely.deleteFrom('stored_tokens').where('name', '=', STORED_TOKEN_NAME).execute()
     this.storedHash = null
+    ctx.signals.emit('credential.revoked', DASHBOARD_PRINCIPAL)
   }
 }
 

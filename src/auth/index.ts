@@ -2,6 +2,7 @@
 // wraps every route (one onRequest hook; each route names its tier in
 // http/routes.ts, and a route without one is refused, never open).
 import type { FastifyRequest } from 'fastify'
+import { apiKeyPrincipal, DASHBOARD_PRINCIPAL } from './principal.js'
 import { parseDuration } from '../config/index.js'
 import type { ServiceContext } from '../context.js'
 import { Forbidden, TooManyRequests, Unauthorized, Unavailable } from '../errors.js'
@@ -135,8 +136,8 @@ function accessOf(tokenConfigured: boolean, credential: Credential): Access {
 
 /** Who a request is, for per-client limits: the credential, else the client address. */
 function principalOf(credential: Credential, ip: string): string {
-  if (credential.kind === 'dashboard') return 'dashboard token'
-  if (credential.kind === 'api_key' && credential.id) return `API key ${credential.id}`
+  if (credential.kind === 'dashboard') return DASHBOARD_PRINCIPAL
+  if (credential.kind === 'api_key' && credential.id) return apiKeyPrincipal(credential.id)
   return `address ${clientKey(ip)}`
 }
 

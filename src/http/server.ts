@@ -240,6 +240,11 @@ export async function buildHttpServer(
     })
   }
 
-  app.addHook('preClose', async () => sse.closeAll())
+  const revoked = (principal: string) => sse.closeFor(principal)
+  ctx.signals.on('credential.revoked', revoked)
+  app.addHook('preClose', async () => {
+    ctx.signals.off('credential.revoked', revoked)
+    sse.closeAll()
+  })
   return { app, sse }
 }

@@ -106,6 +106,11 @@ export class SseStreams {
   closeAll(): void {
     for (const stream of this.open) stream.controller.abort()
   }
+
+  /** Ends the streams of one credential (revoked: it may read nothing more). */
+  closeFor(principal: string): void {
+    for (const stream of this.open) if (stream.principal === principal) stream.controller.abort()
+  }
 }
 
 /** The reconnecting client's last sequence; malformed is 400, as `?after` is. */

@@ -110,4 +110,9 @@ export class SseClient {
   close(): void {
     this.controller.abort()
   }
+
+  /** Whether the service ended the stream (or close() did). */
+  get isEnded(): boolean {
+    return this.ended
+  }
 }
