@@ -133,18 +133,21 @@ async function transactionWithLargeEvents(app: TestAppHandle, keys: number): Pro
   return before
 }
 
+/** Every event's sequence after `before`, read by sequence alone (no page of the log in between). */
+async function sequencesAfter(app: TestAppHandle, before: number): Promise<number[]> {
+  const rows = await app.ctx.db.kysely
+    .selectFrom('events')
+    .select('sequence')
+    .where('sequence', '>', before)
+    .orderBy('sequence')
+    .execute()
+  return rows.map((row) => Number(row.sequence))
+}
+
 test('GET /events pages through large events by `next` without missing or repeating one', async (t) => {
   const app = await startTestApp(t)
   const before = await transactionWithLargeEvents(app, 40)
-  // Every event after `before`, by sequence alone (no page of the log in between).
-  const expected = (
-    await app.ctx.db.kysely
-      .selectFrom('events')
-      .select('sequence')
-      .where('sequence', '>', before)
-      .orderBy('sequence')
-      .execute()
-  ).map((row) => Number(row.sequence))
+  const expected = await sequencesAfter(app, before)
   assert.ok(expected.length >= 40)
 
   const pages: EventEnvelope[][] = []
@@ -181,15 +184,7 @@ test('GET /events pages through large events by `next` without missing or repeat
 test('an SSE replay of large events sends every one once, in order', async (t) => {
   const app = await startTestApp(t)
   const before = await transactionWithLargeEvents(app, 40)
-  // Every event after `before`, by sequence alone (no page of the log in between).
-  const expected = (
-    await app.ctx.db.kysely
-      .selectFrom('events')
-      .select('sequence')
-      .where('sequence', '>', before)
-      .orderBy('sequence')
-      .execute()
-  ).map((row) => Number(row.sequence))
+  const expected = await sequencesAfter(app, before)
   const client = await SseClient.open(app, `?after=${before}`)
   t.after(() => client.close())
   await client.untilFrames(expected.length)
