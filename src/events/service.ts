@@ -2,7 +2,7 @@
 import type { EventsContext } from './context.js'
 import { NotFound, Unavailable } from '../errors.js'
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '../page.js'
-import { readEvent, readEventPage, readNewestEvents, type EventFilter } from './store.js'
+import { readEvent, readEventsAfter, readNewestEvents, type EventFilter } from './store.js'
 import type { EventEnvelope } from './types.js'
 
 export function requireEventsEnabled(ctx: EventsContext): void {
@@ -33,14 +33,12 @@ export async function listEvents(
   const events =
     input.newest !== undefined
       ? await readNewestEvents(db, Math.min(input.newest, LIST_LIMIT_MAX), filter)
-      : (
-          await readEventPage(
-            db,
-            after,
-            Math.min(input.limit ?? LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX),
-            filter,
-          )
-        ).events
+      : await readEventsAfter(
+          db,
+          after,
+          Math.min(input.limit ?? LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX),
+          filter,
+        )
   const last = events.at(-1)
   return { events, next: last ? last.sequence : after }
 }

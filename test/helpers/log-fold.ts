@@ -22,19 +22,17 @@ interface Folded {
   events: number
 }
 
+/** A GET that must answer 200: its parsed body. */
+function read(app: App, path: string, options: SendOptions): Promise<Json> {
+  return expectStatus(app, 'GET', path, 200, undefined, options)
+}
+
 /** Every event of the log, oldest first, through the API. */
 async function readLog(app: App, options: SendOptions): Promise<Json[]> {
   const events: Json[] = []
   let after = 0
   for (;;) {
-    const page = await expectStatus(
-      app,
-      'GET',
-      `/api/v1/events?after=${after}&limit=1000`,
-      200,
-      undefined,
-      options,
-    )
+    const page = await read(app, `/api/v1/events?after=${after}&limit=1000`, options)
     events.push(...page.events)
     if (page.events.length === 0) return events
     after = page.next
@@ -92,14 +90,7 @@ async function listAll(app: App, path: string, field: string, options: SendOptio
   const items: Json[] = []
   for (;;) {
     const sep = path.includes('?') ? '&' : '?'
-    const page = await expectStatus(
-      app,
-      'GET',
-      `${path}${sep}limit=1000&offset=${items.length}`,
-      200,
-      undefined,
-      options,
-    )
+    const page = await read(app, `${path}${sep}limit=1000&offset=${items.length}`, options)
     items.push(...page[field])
     if (page[field].length < 1000) return items
   }
@@ -122,12 +113,9 @@ function valueAt(snapshot: Json, diffKey: string): Json {
  * transaction as it is now (but `synced_at`, which a sync that changes nothing moves).
  */
 async function assertHistoryEndsAt(app: App, id: string, tx: Json, options: SendOptions) {
-  const { versions } = await expectStatus(
+  const { versions } = await read(
     app,
-    'GET',
     `/api/v1/transactions/${encodeURIComponent(id)}/history`,
-    200,
-    undefined,
     options,
   )
   assert.ok(versions.length > 0, `transaction ${id} has a history`)
@@ -210,14 +198,7 @@ export async function assertLogFoldsToLedger(app: App, options: SendOptions = {}
 
   // Edges: the kinds' counts say how many there are; each edge of the log is read
   // back from its source, so together they are the ledger's edges.
-  const { relationships: kinds } = await expectStatus(
-    app,
-    'GET',
-    '/api/v1/relationships',
-    200,
-    undefined,
-    options,
-  )
+  const { relationships: kinds } = await read(app, '/api/v1/relationships', options)
   const counted = Object.fromEntries((kinds as Json[]).map((k) => [k.kind, k.count]))
   const foldedCounts: Record<string, number> = {}
   for (const edge of folded.edges) {
@@ -232,12 +213,9 @@ export async function assertLogFoldsToLedger(app: App, options: SendOptions = {}
   const sources = new Set([...folded.edges].map((edge) => edge.split(' ')[0]!))
   const edges = new Set<string>()
   for (const id of sources) {
-    const { relationships } = await expectStatus(
+    const { relationships } = await read(
       app,
-      'GET',
       `/api/v1/transactions/${encodeURIComponent(id)}/relationships`,
-      200,
-      undefined,
       options,
     )
     for (const edge of relationships as Json[]) {
