@@ -352,6 +352,43 @@ test('over stdio, a number a double cannot hold exactly is refused as over HTTP,
   assert.equal(parseErrors[0]!.error.code, -32700)
   assert.match(parseErrors[0]!.error.message, /^Parse error: not JSON/)
 
+  // JSON that is no JSON-RPC message is answered as an invalid request (with its
+  // id when one can be read), never left unanswered; a notification is not answered.
+  const invalid = (id: number, line: string) => {
+    const answered = new Promise<Json>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no answer to ${line}`)), DEADLINE_MS)
+      answers.set(id, (message) => {
+        clearTimeout(timer)
+        resolve(message)
+      })
+    })
+    child.stdin.write(`${line}\n`)
+    return answered
+  }
+  const noMethod = await invalid(nextId, `{"jsonrpc":"2.0","id":${nextId++}}`)
+  assert.equal(noMethod.error.code, -32600)
+  assert.match(noMethod.error.message, /no "method", "result" or "error"/)
+  const oldVersion = await invalid(nextId, `{"jsonrpc":"1.0","id":${nextId++},"method":"ping"}`)
+  assert.equal(oldVersion.error.code, -32600)
+  assert.match(oldVersion.error.message, /"jsonrpc" must be "2.0"/)
+  const badParams = await invalid(
+    nextId,
+    `{"jsonrpc":"2.0","id":${nextId++},"method":"ping","params":7}`,
+  )
+  assert.equal(badParams.error.code, -32600)
+  child.stdin.write('{"jsonrpc":"2.0","method":"notifications/x","params":"no"}\n')
+  child.stdin.write('{"hello":"world"}\n')
+  child.stdin.write(`[{"jsonrpc":"2.0","id":${nextId++},"method":"ping"}]\n`)
+  const pong = await rpc('ping', '{}')
+  assert.deepEqual(pong.result, {})
+  assert.deepEqual(
+    parseErrors.slice(1).map((m: Json) => [m.error.code, m.error.message.split(':')[1]?.trim()]),
+    [
+      [-32600, 'not a JSON-RPC 2.0 message'],
+      [-32600, 'batches are not supported'],
+    ],
+  )
+
   assert.equal(await mcp.end(), 0, out.stderr)
 
   // REST refuses the same body with the same problem.

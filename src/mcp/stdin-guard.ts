@@ -5,11 +5,18 @@
 // filter first: a line that parses as JSON but not as an HTTP body would (an
 // inexact number, a prototype-poisoning key, nesting deeper than 64 levels, a
 // lone surrogate) is answered here and never reaches the server, and so is a
-// line that is not JSON at all (a -32700 parse error). A tools/call gets a tool error carrying the REST problem details;
-// any other request a JSON-RPC "invalid params" error with the same detail.
+// line that is not JSON at all (a -32700 parse error), and a JSON value that is no
+// JSON-RPC message (a -32600 invalid request: the SDK would only report it to its
+// onerror and leave the client waiting). A tools/call gets a tool error carrying
+// the REST problem details; any other request a JSON-RPC "invalid params" error
+// with the same detail.
 import { PassThrough, type Readable } from 'node:stream'
 import { StringDecoder } from 'node:string_decoder'
-import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import {
+  ErrorCode,
+  JSONRPCMessageSchema,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js'
 import type { Logger } from 'pino'
 import { parseJsonBody } from '../http/json-body.js'
 import { toProblem } from '../http/problem.js'
@@ -35,16 +42,10 @@ export function refusalOf(line: string, log: Logger): Refusal | null {
     // and leave the client waiting: JSON-RPC answers it with a parse error whose
     // id is null, since no id could be read.
     const detail = `not JSON: ${error instanceof Error ? error.message : 'unreadable'}`
-    const reply = {
-      jsonrpc: '2.0',
-      id: null,
-      error: { code: ErrorCode.ParseError, message: `Parse error: ${detail}` },
-    } as unknown as JSONRPCMessage // the SDK's types have no null id
-    return { detail, reply }
+    return { detail, reply: errorReply(null, ErrorCode.ParseError, `Parse error: ${detail}`) }
   }
   try {
     parseJsonBody(line)
-    return null
   } catch (error) {
     const problem = toProblem(error, { log })
     const { id, method } = (typeof loose === 'object' && loose !== null ? loose : {}) as {
@@ -64,6 +65,43 @@ export function refusalOf(line: string, log: Logger): Refusal | null {
           }
     return { detail: problem.detail, reply }
   }
+  return notJsonRpc(loose)
+}
+
+/**
+ * Why a JSON value is no JSON-RPC message the transport takes (no `jsonrpc: "2.0"`,
+ * no method, a batch), or null when it is one. A request's id is answered when
+ * one can be read; what looks like a notification is dropped, as JSON-RPC says.
+ */
+function notJsonRpc(loose: unknown): Refusal | null {
+  if (JSONRPCMessageSchema.safeParse(loose).success) return null
+  if (Array.isArray(loose)) {
+    const detail = 'batches are not supported: send one JSON-RPC message a line'
+    return {
+      detail,
+      reply: errorReply(null, ErrorCode.InvalidRequest, `Invalid Request: ${detail}`),
+    }
+  }
+  const fields = (typeof loose === 'object' && loose !== null ? loose : {}) as Record<
+    string,
+    unknown
+  >
+  const detail =
+    fields.jsonrpc !== '2.0'
+      ? 'not a JSON-RPC 2.0 message: "jsonrpc" must be "2.0"'
+      : typeof fields.method !== 'string' && !('result' in fields) && !('error' in fields)
+        ? 'not a JSON-RPC 2.0 message: it has no "method", "result" or "error"'
+        : 'not a JSON-RPC 2.0 message: a field has the wrong type'
+  const id = typeof fields.id === 'string' || typeof fields.id === 'number' ? fields.id : null
+  if (id === null && typeof fields.method === 'string' && !('id' in fields)) {
+    return { detail, reply: null } // a notification: never answered
+  }
+  return { detail, reply: errorReply(id, ErrorCode.InvalidRequest, `Invalid Request: ${detail}`) }
+}
+
+function errorReply(id: string | number | null, code: number, message: string): JSONRPCMessage {
+  // The SDK's types have no null id, which JSON-RPC uses when none could be read.
+  return { jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage
 }
 
 /**
