@@ -11,6 +11,7 @@ import type { RunningApp } from './app.js'
 import { generateDashboardToken } from './auth/dashboard-token.js'
 import { ConfigError, defaultConfigPath, loadConfig, type LoadResult } from './config/index.js'
 import { commandLogger, createLogger } from './log.js'
+import { parseCommandLine, reportUsageError, UsageError } from './cli/usage.js'
 import { StartupError } from './startup-error.js'
 import { relaunch, reportListening } from './supervisor/index.js'
 import type { RestartRequest } from './update/index.js'
@@ -199,7 +200,11 @@ async function main(argv: string[]): Promise<number> {
     const { runBackupCli } = await import('./cli/backup.js')
     return runBackupCli(first, argv, readConfig)
   }
-  const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true })
+  const { values, positionals } = parseCommandLine(
+    'coffer',
+    { args: argv, options, allowPositionals: true },
+    HELP,
+  )
   if (values.version) {
     console.log(version())
     return 0
@@ -208,6 +213,11 @@ async function main(argv: string[]): Promise<number> {
   if (values.help || command === undefined || command === 'help') {
     console.log(HELP)
     return command === undefined && !values.help ? 2 : 0
+  }
+  // No command takes an argument besides its options (export, backup and restore
+  // read their own above).
+  if (positionals.length > 1) {
+    throw new UsageError(`coffer ${command}: unexpected argument "${positionals[1]}"`, HELP)
   }
   switch (command) {
     case 'token':
@@ -239,8 +249,7 @@ async function main(argv: string[]): Promise<number> {
       return runHealthcheckCommand(readConfig(values.config))
     }
     default:
-      console.error(`coffer: unknown command "${command}"\n\n${HELP}`)
-      return 2
+      throw new UsageError(`coffer: unknown command "${command}"`, HELP)
   }
 }
 
@@ -249,14 +258,12 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code
   },
   (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.exitCode = reportUsageError(error)
+      return
+    }
     if (error instanceof ConfigError || error instanceof StartupError) {
       console.error(`coffer: ${error.message}`)
-    } else if (
-      error instanceof Error &&
-      'code' in error &&
-      String(error.code).startsWith('ERR_PARSE_ARGS')
-    ) {
-      console.error(`coffer: ${error.message}\n\n${HELP}`)
     } else {
       console.error('coffer: failed:', error instanceof Error ? error.message : error)
     }

@@ -573,7 +573,7 @@ test('backup and restore: a usage error exits 2; a leftover <file>.partial is na
   const usages: Array<[string[], RegExp]> = [
     [
       ['backup', file, join(source.dir, 'second.backup')],
-      /^coffer backup: one file only, not 2\. Usage: coffer backup <file>/,
+      /^coffer backup: one file only, not 2\n\nUsage: coffer backup <file>/,
     ],
     [['backup', file, '--bogus'], /^coffer backup: Unknown option '--bogus'/],
     [['restore', file, '--portable'], /^coffer restore: Unknown option '--portable'/],

@@ -267,14 +267,34 @@ test('token prints a fresh dashboard token', async () => {
   assert.notEqual(a.stdout, b.stdout)
 })
 
-test('an unknown command or option exits non-zero and names it', async () => {
-  const r = await run(['frobnicate'])
-  assert.notEqual(r.code, 0)
-  assert.match(r.stderr, /frobnicate/)
-  assert.equal(r.stdout, '')
-  const o = await run(['serve', '--frobnicate'])
-  assert.notEqual(o.code, 0)
-  assert.match(o.stderr, /frobnicate/)
+test('a usage error (an unknown command or option, an extra argument) exits 2 and names it', async () => {
+  const cases: Array<[string[], RegExp, RegExp]> = [
+    [['frobnicate'], /^coffer: unknown command "frobnicate"\n/, /Usage: coffer <command>/],
+    [
+      ['serve', '--frobnicate'],
+      /^coffer: Unknown option '--frobnicate'/,
+      /Usage: coffer <command>/,
+    ],
+    [['token', 'extra'], /^coffer token: unexpected argument "extra"\n/, /Usage: coffer <command>/],
+    [['migrate', 'now'], /^coffer migrate: unexpected argument "now"\n/, /Usage: coffer <command>/],
+    [
+      ['export', '--format', 'csv', '--bogus'],
+      /^coffer export: Unknown option '--bogus'/,
+      /Usage: coffer export --format/,
+    ],
+    [
+      ['export', 'csv'],
+      /^coffer export: Unexpected argument 'csv'/,
+      /Usage: coffer export --format/,
+    ],
+  ]
+  for (const [args, first, usage] of cases) {
+    const r = await run(args)
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`)
+    assert.equal(r.stdout, '', args.join(' '))
+    assert.match(r.stderr, first)
+    assert.match(r.stderr, usage)
+  }
 })
 
 test('mcp serves stdio until its input closes, then exits 0 with nothing on stdout', async (t) => {

@@ -2,7 +2,6 @@
 // and restore"). On a terminal, progress goes to stderr; the summary (rows per
 // table, the event head) goes to stdout. Only counts are printed: never a value.
 import { closeSync, existsSync, openSync, renameSync, rmSync } from 'node:fs'
-import { parseArgs } from 'node:util'
 import type { LoadResult } from '../config/index.js'
 import {
   readSnapshot,
@@ -14,6 +13,7 @@ import {
   type Progress,
 } from '../db/backup.js'
 import { openDatabase, openSqliteReader } from '../db/connect.js'
+import { parseCommandLine, UsageError } from './usage.js'
 
 /** Progress redraws at most this often, so a fast copy is not slowed by the terminal. */
 const PROGRESS_REDRAW_MS = 100
@@ -26,16 +26,17 @@ const USAGE = {
 /**
  * `coffer backup` and `coffer restore` from the whole command line (`argv`,
  * the command and options in any order). They read their own arguments so
- * that a usage error (an unknown option, no file or two) exits 2 as documented.
+ * that a usage error (an unknown option, no file or two) names the command (exit 2,
+ * src/cli/usage.ts).
  */
 export async function runBackupCli(
   command: 'backup' | 'restore',
   argv: string[],
   readConfig: (path: string | undefined) => LoadResult,
 ): Promise<number> {
-  let parsed
-  try {
-    parsed = parseArgs({
+  const parsed = parseCommandLine(
+    `coffer ${command}`,
+    {
       args: argv,
       options: {
         config: { type: 'string' },
@@ -43,12 +44,9 @@ export async function runBackupCli(
         ...(command === 'backup' ? { portable: { type: 'boolean' as const } } : {}),
       },
       allowPositionals: true,
-    })
-  } catch (error) {
-    if (!String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')) throw error
-    console.error(`coffer ${command}: ${(error as Error).message}\n${USAGE[command]}`)
-    return 2
-  }
+    },
+    USAGE[command],
+  )
   const { values, positionals } = parsed
   if (values.help) {
     console.log(USAGE[command])
@@ -57,9 +55,8 @@ export async function runBackupCli(
   // positionals[0] is the command itself.
   const files = positionals.slice(1)
   if (files.length !== 1) {
-    const problem = files.length === 0 ? 'which file?' : `one file only, not ${files.length}.`
-    console.error(`coffer ${command}: ${problem} ${USAGE[command]}`)
-    return 2
+    const problem = files.length === 0 ? 'which file?' : `one file only, not ${files.length}`
+    throw new UsageError(`coffer ${command}: ${problem}`, USAGE[command])
   }
   const loaded = readConfig(values.config)
   return command === 'backup'

@@ -7,7 +7,7 @@ import { createWriteStream } from 'node:fs'
 import { rename, rm, stat } from 'node:fs/promises'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { parseArgs } from 'node:util'
+import { parseCommandLine, UsageError } from '../cli/usage.js'
 import type { LoadResult } from '../config/index.js'
 import type { OpenContext } from '../context.js'
 import { Invalid } from '../errors.js'
@@ -32,25 +32,28 @@ export async function runExportCommand(
   readConfig: (path: string | undefined) => LoadResult,
   open: OpenContext,
 ): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      config: { type: 'string' },
-      format: { type: 'string' },
-      query: { type: 'string' },
-      since: { type: 'string' },
-      until: { type: 'string' },
-      output: { type: 'string', short: 'o' },
-      help: { type: 'boolean', short: 'h' },
+  const { values } = parseCommandLine(
+    'coffer export',
+    {
+      args,
+      options: {
+        config: { type: 'string' },
+        format: { type: 'string' },
+        query: { type: 'string' },
+        since: { type: 'string' },
+        until: { type: 'string' },
+        output: { type: 'string', short: 'o' },
+        help: { type: 'boolean', short: 'h' },
+      },
     },
-  })
+    EXPORT_HELP,
+  )
   if (values.help) {
     console.log(EXPORT_HELP)
     return 0
   }
   if (values.format === undefined) {
-    console.error(`coffer export: --format is required\n\n${EXPORT_HELP}`)
-    return 2
+    throw new UsageError('coffer export: --format is required', EXPORT_HELP)
   }
   const loaded = readConfig(values.config)
   // Logs go to stderr: stdout may carry the export.
