@@ -1,7 +1,8 @@
 // Plugins (CONTRACT 9) through the real doors: real plugin folders in plugins.dir,
 // the real sandbox, the event log feeding hooks, on SQLite and PostgreSQL.
 import assert from 'node:assert/strict'
-import { existsSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { startTestApp, type TestApp } from './helpers/app.js'
@@ -257,6 +258,23 @@ test('plugins.enabled = false: nothing runs, the list says so', async (t) => {
   const res = await app.request('GET', '/api/v1/plugins', auth)
   assert.deepEqual(res.body, { enabled: false, plugins: [] })
   assert.equal((await app.request('POST', '/api/v1/plugins/labeller/enable', auth)).status, 404)
+})
+
+test('a plugins.dir that cannot be read (under a file) leaves the ledger serving; the plugin routes say why', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'coffer-plugins-dir-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(join(dir, 'a-file'), 'not a folder')
+  const pluginsDir = join(dir, 'a-file', 'plugins')
+  const app = await start(t, { SERVICE_PLUGINS_DIR: pluginsDir })
+  const res = await app.request('GET', '/api/v1/plugins', auth)
+  assert.equal(res.status, 503, JSON.stringify(res.body))
+  assert.equal(
+    res.body.detail,
+    `plugins.dir ${pluginsDir} cannot be read: it or a folder above it is a file (ENOTDIR); set plugins.dir to a folder (docs/plugins.md)`,
+  )
+  assert.equal((await app.request('GET', '/api/v1/plugins/labeller', auth)).status, 503)
+  const accountId = await account(app)
+  assert.equal(typeof (await transaction(app, accountId, 'still writes')), 'string')
 })
 
 test('a hook reads back its own writes; a batch of events lands with every write', async (t) => {

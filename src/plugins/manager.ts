@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path'
 import { BundleError, bundlePlugin } from './bundle.js'
 import type { Logger } from 'pino'
 import type { ServiceContext } from '../context.js'
-import { BadGateway, Invalid, NotFound } from '../errors.js'
+import { BadGateway, Invalid, NotFound, Unavailable } from '../errors.js'
 import { logHead } from '../events/store.js'
 import { announceChange } from '../db/coordination.js'
 import { isoNow } from '../clock.js'
@@ -78,7 +78,15 @@ export class PluginManager {
   async start(): Promise<void> {
     await this.serial(async () => {
       await recoverInterruptedInstalls(this.dir, this.log)
-      await this.scan()
+      try {
+        await this.scan()
+      } catch (error) {
+        // The ledger serves on without plugins, and so do the settings that can
+        // point plugins.dir elsewhere; the plugin routes answer 503 naming it.
+        if (!(error instanceof Unavailable)) throw error
+        this.log.error(error.message)
+        return
+      }
       const rows = await readPluginRows(this.ctx.db.kysely)
       for (const plugin of this.plugins.values()) {
         if (rows.get(plugin.name)?.enabled && plugin.manifest) await this.load(plugin)
@@ -385,7 +393,7 @@ export class PluginManager {
       const entries = await readdir(this.dir, { withFileTypes: true })
       names = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name)
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw unusableFolder(this.dir, error)
     }
     for (const name of names) {
       if (this.plugins.has(name)) continue
@@ -586,4 +594,21 @@ export class PluginManager {
   private json(name: string, row: PluginRow | null): PluginJson {
     return pluginJson(name, this.plugins.get(name), row)
   }
+}
+
+/** Why plugins.dir cannot be read, in words that name the key; fs says only "ENOTDIR". */
+function unusableFolder(dir: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException).code ?? ''
+  const reasons: Record<string, string> = {
+    ENOTDIR: 'it or a folder above it is a file',
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    ELOOP: 'too many symbolic links',
+    ENAMETOOLONG: 'the path is too long',
+  }
+  const reason = reasons[code]
+  if (reason === undefined) return error
+  return new Unavailable(
+    `plugins.dir ${dir} cannot be read: ${reason} (${code}); set plugins.dir to a folder (docs/plugins.md)`,
+  )
 }
