@@ -102,9 +102,11 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
   const ctx = await openServiceContext(config, options)
   const { log } = ctx
   const sync = new SyncService(ctx)
+  let stopAuth = async () => {}
   try {
     const auth = new Auth(ctx)
-    await auth.load()
+    await auth.start()
+    stopAuth = () => auth.stop()
     const searches = new SearchPool(ctx)
     // SPEC 5.3: never serve beyond loopback without a token unless told to.
     if (!auth.dashboard.configured) {
@@ -186,6 +188,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
         update.stop()
         step('http: finishing requests, closing streams')
         await app.close()
+        await auth.stop()
         // Searches in flight answered 503 when closing began; the workers end.
         step('search workers: closing their connections')
         await searches.close()
@@ -208,6 +211,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     }
   } catch (error) {
     await sync.stop()
+    await stopAuth()
     await ctx.close()
     throw error
   }

@@ -11,6 +11,7 @@ import { expectStatus } from './helpers/http.js'
 import { eventsAfter, headSequence } from './helpers/ledger.js'
 import { startTestApp, type TestAppHandle } from './helpers/app.js'
 import { SseClient, WAIT_MS, type Frame } from './helpers/sse.js'
+import { waitFor } from './helpers/plugins.js'
 
 const TOKEN = 'sse-test-dashboard-token-0123456789'
 async function open(
@@ -379,6 +380,58 @@ test('a revoked API key or a replaced dashboard token ends its open streams; the
     .catch(() => {
       assert.fail('the replaced token’s stream is still open')
     })
+})
+
+test('a credential revoked or replaced through another process stops working in this one and ends its streams here', async (t) => {
+  // Two services on one database, each with its own context and signals: what one
+  // stores, the other hears of by a notice (PostgreSQL) or its poll (SQLite).
+  const first = await startTestApp(t)
+  const second = await startTestApp(t, { reuse: { dir: first.dir, schema: first.schema } })
+  const status = (app: TestAppHandle, token: string, path = '/api/v1/accounts') =>
+    app.request('GET', path, { token }).then((res) => res.status)
+  // Admin: 200 for the dashboard token in force, whatever the read routes allow.
+  const asAdmin = (app: TestAppHandle, token: string) =>
+    status(app, token, '/api/v1/security/api-keys')
+  const { token } = await expectStatus(first, 'POST', '/api/v1/security/token', 201, {})
+  const admin = { token: token as string }
+  await waitFor('the second to take the new token', async () =>
+    (await asAdmin(second, admin.token)) === 200 ? true : undefined,
+  )
+  const key = await expectStatus(
+    second,
+    'POST',
+    '/api/v1/security/api-keys',
+    201,
+    { name: 'reader', scope: 'read' },
+    admin,
+  )
+  const byKey = await open(t, second, '', { authorization: `Bearer ${key.key as string}` })
+  const byToken = await open(t, second, '', { authorization: `Bearer ${admin.token}` })
+
+  await expectStatus(
+    first,
+    'DELETE',
+    `/api/v1/security/api-keys/${key.id as string}`,
+    204,
+    undefined,
+    admin,
+  )
+  await byKey.until('the revoked key’s stream to end', () => byKey.isEnded)
+  assert.equal(await status(second, key.key as string), 401)
+  assert.equal(byToken.isEnded, false, 'the dashboard token’s stream goes on')
+
+  const next = await expectStatus(first, 'POST', '/api/v1/security/token', 201, {}, admin)
+  await byToken.until('the replaced token’s stream to end', () => byToken.isEnded)
+  assert.equal(await asAdmin(second, admin.token), 401, 'the replaced token no longer works')
+  assert.equal(await asAdmin(second, next.token as string), 200, 'the new one does')
+
+  await expectStatus(first, 'DELETE', '/api/v1/security/token', 204, undefined, {
+    token: next.token as string,
+  })
+  // With no token left, admin routes answer 503 (SPEC 5.3) rather than take the old one.
+  await waitFor('the second to drop the revoked token', async () =>
+    (await asAdmin(second, next.token as string)) === 503 ? true : undefined,
+  )
 })
 
 test('events.enabled = false: the stream answers 503', async (t) => {

@@ -1,7 +1,8 @@
 // API keys (SPEC 2.7): `coffer_` + 43 base64url characters (32 random bytes),
 // shown once; only the SHA-256 hash and a 16-character display prefix are kept.
 import { randomBytes, randomUUID } from 'node:crypto'
-import { apiKeyPrincipal } from './principal.js'
+import { apiKeyPrincipal, CREDENTIALS_CHANNEL } from './principal.js'
+import { announceChange } from '../db/coordination.js'
 import type { ServiceContext } from '../context.js'
 import { Invalid, NotFound } from '../errors.js'
 import { isoNow } from '../clock.js'
@@ -50,8 +51,9 @@ export async function listApiKeys(ctx: ServiceContext): Promise<{ api_keys: ApiK
 export async function revokeApiKey(ctx: ServiceContext, id: string): Promise<void> {
   const result = await ctx.db.kysely.deleteFrom('api_keys').where('id', '=', id).executeTakeFirst()
   if (Number(result.numDeletedRows) === 0) throw new NotFound(`API key ${id} not found`)
-  // Its event streams end too: a revoked key hears nothing more.
+  // Its event streams end too: a revoked key hears nothing more, in any process.
   ctx.signals.emit('credential.revoked', apiKeyPrincipal(id))
+  await announceChange(ctx.db.kysely, CREDENTIALS_CHANNEL)
 }
 
 /**

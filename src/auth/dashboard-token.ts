@@ -2,12 +2,13 @@
 // only by editing config and restarting), else one generated or pasted in the
 // dashboard and stored as a SHA-256 hash (revocable), else none.
 import { randomBytes } from 'node:crypto'
-import { DASHBOARD_PRINCIPAL } from './principal.js'
+import { CREDENTIALS_CHANNEL, DASHBOARD_PRINCIPAL } from './principal.js'
 import type { ServiceContext } from '../context.js'
 import type { StoredToken } from '../schemas/security.js'
 import { Conflict, Invalid } from '../errors.js'
 import { isoNow } from '../clock.js'
 import { hashesEqual, sha256Hex } from './hash.js'
+import { announceChange } from '../db/coordination.js'
 
 export const PASTED_TOKEN_MIN_LENGTH = 16
 const STORED_TOKEN_NAME = 'dashboard'
@@ -38,12 +39,17 @@ export class DashboardToken {
   }
 
   async load(ctx: ServiceContext): Promise<void> {
-    const row = await ctx.db.kysely
-      .selectFrom('stored_tokens')
-      .select('token_hash')
-      .where('name', '=', STORED_TOKEN_NAME)
-      .executeTakeFirst()
-    this.storedHash = row?.token_hash ?? null
+    this.storedHash = await readStoredHash(ctx)
+  }
+
+  /**
+   * Reads the stored token again (another process may have replaced or revoked
+   * it); true when a stored token that was in force here no longer is.
+   */
+  async reload(ctx: ServiceContext): Promise<boolean> {
+    const previous = this.storedHash
+    this.storedHash = await readStoredHash(ctx)
+    return this.configHash === null && previous !== null && previous !== this.storedHash
   }
 
   /** POST /security/token: generate one, or take a pasted one of at least 16 characters. */
@@ -73,6 +79,7 @@ export class DashboardToken {
       .onConflict((oc) => oc.column('name').doUpdateSet({ token_hash: hash, created_at: now }))
       .execute()
     this.storedHash = hash
+    await announceChange(ctx.db.kysely, CREDENTIALS_CHANNEL)
     if (previous === undefined) return { token, source: 'stored', replaced: false }
     // The streams the previous token opened end with it.
     ctx.signals.emit('credential.revoked', DASHBOARD_PRINCIPAL)
@@ -98,7 +105,17 @@ export class DashboardToken {
     await ctx.db.kysely.deleteFrom('stored_tokens').where('name', '=', STORED_TOKEN_NAME).execute()
     this.storedHash = null
     ctx.signals.emit('credential.revoked', DASHBOARD_PRINCIPAL)
+    await announceChange(ctx.db.kysely, CREDENTIALS_CHANNEL)
   }
+}
+
+async function readStoredHash(ctx: ServiceContext): Promise<string | null> {
+  const row = await ctx.db.kysely
+    .selectFrom('stored_tokens')
+    .select('token_hash')
+    .where('name', '=', STORED_TOKEN_NAME)
+    .executeTakeFirst()
+  return row?.token_hash ?? null
 }
 
 export function generateDashboardToken(): string {

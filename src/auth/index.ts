@@ -2,14 +2,18 @@
 // wraps every route (one onRequest hook; each route names its tier in
 // http/routes.ts, and a route without one is refused, never open).
 import type { FastifyRequest } from 'fastify'
-import { apiKeyPrincipal, DASHBOARD_PRINCIPAL } from './principal.js'
+import { apiKeyPrincipal, CREDENTIALS_CHANNEL, DASHBOARD_PRINCIPAL } from './principal.js'
 import { parseDuration } from '../config/index.js'
 import type { ServiceContext } from '../context.js'
 import { Forbidden, TooManyRequests, Unauthorized, Unavailable } from '../errors.js'
+import { watchChanges, type ChangeWatch } from '../db/coordination.js'
 import { ApiKeyLookup } from './api-keys.js'
 import { DashboardToken } from './dashboard-token.js'
 import { decide, type Credential, type Tier } from './decide.js'
 import { AuthFailureLimiter, clientKey } from './failures.js'
+
+/** SQLite: how often credentials changed by another process are looked for. */
+export const CREDENTIALS_POLL_MS = 2_000
 
 export class Auth {
   readonly dashboard: DashboardToken
@@ -25,8 +29,58 @@ export class Auth {
     )
   }
 
-  load(): Promise<void> {
-    return this.dashboard.load(this.ctx)
+  /** The API keys there were at the last look: one gone since was revoked. */
+  private readonly keyIds = new Set<string>()
+  private watch: ChangeWatch | null = null
+  private refreshing: Promise<void> = Promise.resolve()
+
+  /**
+   * Loads the stored dashboard token, then follows credential changes made by
+   * every process sharing the database (a notice on PostgreSQL, a poll on SQLite):
+   * a token replaced or revoked elsewhere stops working here too, and the event
+   * streams of a revoked credential end (signal `credential.revoked`).
+   */
+  async start(): Promise<void> {
+    await this.dashboard.load(this.ctx)
+    for (const id of await this.apiKeyIds()) this.keyIds.add(id)
+    this.watch = await watchChanges(this.ctx.db, this.ctx.config.database.dsn, {
+      channel: CREDENTIALS_CHANNEL,
+      pollMs: CREDENTIALS_POLL_MS,
+      log: this.ctx.log,
+      onChange: () => {
+        this.refreshing = this.refreshing.then(() => this.refresh())
+      },
+    })
+  }
+
+  async stop(): Promise<void> {
+    await this.watch?.close()
+    this.watch = null
+    await this.refreshing
+  }
+
+  private async refresh(): Promise<void> {
+    if (this.ctx.signals.closing.aborted) return
+    try {
+      if (await this.dashboard.reload(this.ctx)) {
+        this.ctx.signals.emit('credential.revoked', DASHBOARD_PRINCIPAL)
+      }
+      const now = await this.apiKeyIds()
+      for (const id of this.keyIds) {
+        if (now.has(id)) continue
+        this.keyIds.delete(id)
+        this.ctx.signals.emit('credential.revoked', apiKeyPrincipal(id))
+      }
+      for (const id of now) this.keyIds.add(id)
+    } catch (error) {
+      // A closed or busy database: the next notice or poll looks again.
+      this.ctx.log.debug({ err: error }, 'auth: could not re-read the credentials')
+    }
+  }
+
+  private async apiKeyIds(): Promise<Set<string>> {
+    const rows = await this.ctx.db.kysely.selectFrom('api_keys').select('id').execute()
+    return new Set(rows.map((row) => row.id))
   }
 
   async credentialOf(authorization: string | undefined): Promise<Credential> {
@@ -35,7 +89,10 @@ export class Auth {
     if (bearer === null) return { kind: 'invalid' }
     if (this.dashboard.matches(bearer)) return { kind: 'dashboard' }
     const key = await this.apiKeys.find(this.ctx, bearer)
-    return key ? { kind: 'api_key', scope: key.scope, id: key.id } : { kind: 'invalid' }
+    if (!key) return { kind: 'invalid' }
+    // Known from now on, so that its revocation elsewhere is noticed however soon it comes.
+    this.keyIds.add(key.id)
+    return { kind: 'api_key', scope: key.scope, id: key.id }
   }
 
   /**
