@@ -431,6 +431,52 @@ test('PUT extensions keeps exact JSON types, emits per-key events and an extende
   assert.equal((await history(app, txn.id)).length, 5)
 })
 
+test('keys named like members of every JavaScript object (constructor, valueOf, toString) are keys like any other', async (t) => {
+  const { app, tx } = await startWithCashAccount(t)
+  const txn = await tx()
+  const labels = { constructor: 'x', tostring: 'y' }
+  assert.deepEqual(await expectStatus(app, 'PUT', labelsPath(txn.id), 200, { labels }), {
+    id: txn.id,
+    labels,
+  })
+  const extensions = { valueOf: true, toString: 1, hasOwnProperty: 'no' }
+  await expectStatus(app, 'PUT', extensionsPath(txn.id), 200, { extensions })
+  // Dropping them again (this was a 500, and the row was stuck with them).
+  await expectStatus(app, 'PUT', extensionsPath(txn.id), 200, { extensions: {} })
+  await expectStatus(app, 'PUT', labelsPath(txn.id), 200, { labels: {} })
+  const diffs = (await history(app, txn.id)).map((version) => version.diff)
+  assert.deepEqual(diffs.slice(1), [
+    { 'labels.constructor': { from: null, to: 'x' }, 'labels.tostring': { from: null, to: 'y' } },
+    {
+      'extensions.hasOwnProperty': { from: null, to: 'no' },
+      'extensions.toString': { from: null, to: 1 },
+      'extensions.valueOf': { from: null, to: true },
+    },
+    {
+      'extensions.hasOwnProperty': { from: 'no', to: null },
+      'extensions.toString': { from: 1, to: null },
+      'extensions.valueOf': { from: true, to: null },
+    },
+    { 'labels.constructor': { from: 'x', to: null }, 'labels.tostring': { from: 'y', to: null } },
+  ])
+  // A rule that sets one, run and unapplied.
+  const rule = await expectStatus(app, 'POST', '/api/v1/rules', 201, {
+    name: 'members',
+    query: 'amount:-1',
+    labels: { constructor: 'r' },
+    extensions: { valueOf: 2 },
+  })
+  assert.deepEqual(await expectStatus(app, 'POST', `/api/v1/rules/${rule.id}/run`, 200), {
+    matched: 1,
+    updated: 1,
+  })
+  assert.deepEqual(await expectStatus(app, 'POST', `/api/v1/rules/${rule.id}/unapply`, 200), {
+    matched: 1,
+    removed: 1,
+  })
+  assert.deepEqual(await getTx(app, txn.id), { ...txn, labels: {}, extensions: {} })
+})
+
 test('GET /extensions lists the key vocabulary with transaction counts', async (t) => {
   const { app, tx } = await startWithCashAccount(t)
   assert.deepEqual(await expectStatus(app, 'GET', '/api/v1/extensions', 200), [])

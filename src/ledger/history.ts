@@ -61,9 +61,9 @@ function diffMaps<V extends JsonValue>(
   const diff: Diff = {}
   const keys = new Set([...Object.keys(before), ...Object.keys(after)])
   for (const key of [...keys].sort()) {
-    const from = key in before ? before[key]! : null
-    const to = key in after ? after[key]! : null
-    const present = key in before && key in after
+    const from = Object.hasOwn(before, key) ? before[key]! : null
+    const to = Object.hasOwn(after, key) ? after[key]! : null
+    const present = Object.hasOwn(before, key) && Object.hasOwn(after, key)
     if (!present || !same(from as V, to as V)) diff[`${prefix}.${key}`] = { from, to }
   }
   return diff

@@ -43,7 +43,7 @@ export function keyEvents<V extends JsonValue>(
   const prefix = `${kind.field}.`
   return Object.entries(diff).map(([field, change]) => {
     const key = field.slice(prefix.length)
-    const removed = !(key in next)
+    const removed = !Object.hasOwn(next, key)
     return {
       type: removed ? kind.removed : kind.applied,
       entity_type: 'transaction',
@@ -76,7 +76,7 @@ export async function writeKeyedValuesInUnit<V extends JsonValue>(
   const prefix = `${kind.field}.`
   for (const field of Object.keys(diff)) {
     const key = field.slice(prefix.length)
-    if (!(key in next)) {
+    if (!Object.hasOwn(next, key)) {
       await uow.trx
         .deleteFrom(kind.table)
         .where('transaction_id', '=', id)
@@ -180,7 +180,7 @@ async function writeChunk(
       const prefix = `${kind.field}.`
       for (const field of Object.keys(diff)) {
         const key = field.slice(prefix.length)
-        if (!(key in target)) removed[k]!.push([id, key])
+        if (!Object.hasOwn(target, key)) removed[k]!.push([id, key])
         else set[k]!.push([id, key, kind.store(target[key]!)])
       }
       changed[k]!.push(after)

@@ -372,7 +372,7 @@ function checkedContent(
       throw deny(`invalid value for header ${name}`)
     }
     const key = name.toLowerCase()
-    if (key in headers) throw deny(`header ${name} given twice`)
+    if (Object.hasOwn(headers, key)) throw deny(`header ${name} given twice`)
     headerBytes += key.length + value.length + 4
     if (MANAGED_HEADERS.has(key)) continue
     headers[key] = value
@@ -494,7 +494,7 @@ function joinedHeaders(raw: string[]): Record<string, string> {
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase()
     const value = raw[i + 1]!
-    headers[name] = name in headers ? `${headers[name]}, ${value}` : value
+    headers[name] = Object.hasOwn(headers, name) ? `${headers[name]}, ${value}` : value
   }
   return headers
 }
