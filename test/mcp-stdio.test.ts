@@ -399,3 +399,67 @@ test('over stdio, a number a double cannot hold exactly is refused as over HTTP,
   assert.equal(rest.status, 400)
   assert.deepEqual(rest.body, refused('12345678901234567890'))
 })
+
+test('requests piped in are all answered before coffer mcp exits; a line too long or not UTF-8 is refused and the session goes on', async (t) => {
+  const box = await sandbox(t)
+  const mcp = spawnMcp(t, box)
+  const { child, out } = mcp
+  const line = (message: object) => JSON.stringify({ jsonrpc: '2.0', ...message })
+  const initialize = line({
+    id: 0,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'raw', version: '1' },
+    },
+  })
+  child.stdin.write(`${initialize}\n${line({ method: 'notifications/initialized' })}\n`)
+  // A line longer than the transport's read buffer, then one that is not UTF-8.
+  child.stdin.write(
+    `{"jsonrpc":"2.0","id":"big","method":"ping","params":{"pad":"${'x'.repeat(11 * 1024 * 1024)}"}}\n`,
+  )
+  child.stdin.write(
+    Buffer.concat([
+      Buffer.from(
+        line({
+          id: 'latin1',
+          method: 'tools/call',
+          params: { name: 'create_account', arguments: { name: 'bad', currency: 'USD' } },
+        }).replace('bad', 'b'),
+      ),
+      Buffer.from([0xff, 0xfe, 0x0a]),
+    ]),
+  )
+  const create = (id: number) =>
+    line({
+      id,
+      method: 'tools/call',
+      params: { name: 'create_account', arguments: { name: `piped ${id}`, currency: 'USD' } },
+    })
+  // Fifty writes and a last line without its newline, then the input ends at once.
+  child.stdin.write(Array.from({ length: 50 }, (_, i) => create(i + 1)).join('\n') + '\n')
+  child.stdin.write(line({ id: 'last', method: 'ping' }))
+  assert.equal(await mcp.end(), 0, out.stderr)
+
+  const answers = out.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((text) => JSON.parse(text) as Json)
+  const byId = new Map(answers.map((answer) => [answer.id, answer]))
+  for (let id = 1; id <= 50; id++) {
+    assert.equal(byId.get(id)?.result?.structuredContent?.name, `piped ${id}`, `answer ${id}`)
+  }
+  assert.deepEqual(byId.get('last')?.result, {})
+  const refused = answers.filter((answer) => answer.id === null).map((answer) => answer.error)
+  assert.deepEqual(refused, [
+    { code: -32600, message: 'Invalid Request: a message is at most 10 MiB' },
+    { code: -32700, message: 'Parse error: the message is not valid UTF-8' },
+  ])
+  assert.equal(answers.length, 54, 'initialize, 50 creates, the ping, two refusals')
+
+  // Every write the client was told of is there, and nothing else.
+  const app = await startTestApp(t, { reuse: { dir: box.dir, schema: box.schema } })
+  const listed = await app.request('GET', '/api/v1/accounts?limit=100')
+  assert.equal(listed.body.total, 50)
+})

@@ -11,7 +11,7 @@
 // the REST problem details; any other request a JSON-RPC "invalid params" error
 // with the same detail.
 import { PassThrough, type Readable } from 'node:stream'
-import { StringDecoder } from 'node:string_decoder'
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js'
 import {
   ErrorCode,
   JSONRPCMessageSchema,
@@ -22,8 +22,11 @@ import { parseJsonBody } from '../http/json-body.js'
 import { toProblem } from '../http/problem.js'
 import { toolResult } from './server.js'
 
-/** As the SDK's own read buffer: a longer line is passed on for the transport to refuse. */
-const MAX_LINE_CHARS = 10 * 1024 * 1024
+/**
+ * The SDK's read buffer, less the newline: a longer line would close its
+ * transport and end the session, so it is refused here.
+ */
+const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE - 1
 
 export interface Refusal {
   detail: string
@@ -105,8 +108,11 @@ function errorReply(id: string | number | null, code: number, message: string): 
 }
 
 /**
- * stdin as the transport should read it: whole lines, minus the refused ones,
- * whose answers go to `answer` (the transport's send).
+ * stdin as the transport should read it: whole lines of valid UTF-8, minus the
+ * refused ones, whose answers go to `answer` (the transport's send). A line over
+ * the SDK's read buffer is refused here (the transport would close the session),
+ * and so is one that is not UTF-8 (a decoder would replace its bytes silently,
+ * where HTTP refuses the body). A last line without its newline is still read.
  */
 export function guardStdin(
   input: Readable,
@@ -114,33 +120,64 @@ export function guardStdin(
   log: Logger,
 ): Readable {
   const output = new PassThrough()
-  const decoder = new StringDecoder('utf8')
-  let pending = ''
-  const take = (line: string) => {
-    const refusal = refusalOf(line.replace(/\r$/, ''), log)
-    if (refusal === null) {
-      output.write(`${line}\n`)
-      return
-    }
+  const utf8 = new TextDecoder('utf-8', { fatal: true })
+  let pending: Buffer[] = []
+  let pendingBytes = 0
+  /** Within a line already refused as too long: its bytes are dropped up to its newline. */
+  let skipping = false
+  const refuse = (refusal: Refusal) => {
     log.warn({ detail: refusal.detail }, 'mcp: message refused')
     if (refusal.reply !== null) void answer(refusal.reply)
   }
+  const take = (bytes: Buffer) => {
+    let line: string
+    try {
+      line = utf8.decode(bytes)
+    } catch {
+      const detail = 'the message is not valid UTF-8'
+      return refuse({
+        detail,
+        reply: errorReply(null, ErrorCode.ParseError, `Parse error: ${detail}`),
+      })
+    }
+    const refusal = refusalOf(line.replace(/\r$/, ''), log)
+    if (refusal === null) output.write(`${line}\n`)
+    else refuse(refusal)
+  }
+  const tooLong = () => {
+    const detail = `a message is at most ${STDIO_DEFAULT_MAX_BUFFER_SIZE / 1024 / 1024} MiB`
+    refuse({
+      detail,
+      reply: errorReply(null, ErrorCode.InvalidRequest, `Invalid Request: ${detail}`),
+    })
+  }
   input.on('data', (chunk: Buffer | string) => {
-    pending += typeof chunk === 'string' ? chunk : decoder.write(chunk)
-    let newline = pending.indexOf('\n')
-    while (newline !== -1) {
-      take(pending.slice(0, newline))
-      pending = pending.slice(newline + 1)
-      newline = pending.indexOf('\n')
+    let rest = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
+    for (let newline = rest.indexOf(0x0a); newline !== -1; newline = rest.indexOf(0x0a)) {
+      const head = rest.subarray(0, newline)
+      rest = rest.subarray(newline + 1)
+      if (skipping) {
+        skipping = false
+        continue
+      }
+      if (pendingBytes + head.length > MAX_LINE_BYTES) tooLong()
+      else take(pending.length === 0 ? head : Buffer.concat([...pending, head]))
+      pending = []
+      pendingBytes = 0
     }
-    if (pending.length > MAX_LINE_CHARS) {
-      output.write(pending)
-      pending = ''
+    if (skipping || rest.length === 0) return
+    if (pendingBytes + rest.length > MAX_LINE_BYTES) {
+      tooLong()
+      skipping = true
+      pending = []
+      pendingBytes = 0
+      return
     }
+    pending.push(Buffer.from(rest)) // a copy: the stream may reuse its chunk
+    pendingBytes += rest.length
   })
   input.on('end', () => {
-    pending += decoder.end()
-    if (pending !== '') output.write(pending)
+    if (!skipping && pendingBytes > 0) take(Buffer.concat(pending))
     output.end()
   })
   input.on('error', (error) => output.destroy(error))

@@ -2,6 +2,7 @@
 // carries protocol messages only, so the logger writes to stderr. The schedule
 // is not started (a running `coffer serve` owns it); sync tools still run syncs.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { LoadResult } from '../config/index.js'
 import type { OpenContext } from '../context.js'
 import { commandLogger } from '../log.js'
@@ -27,16 +28,18 @@ export async function runMcpStdio(loaded: LoadResult, open: OpenContext): Promis
   const derivedData = derivedDataWorkers(ctx)
   derivedData.start()
   // Lines pass the exact-number guard of HTTP bodies before the SDK parses them.
-  const transport: StdioServerTransport = new StdioServerTransport(
-    guardStdin(process.stdin, (message) => transport.send(message), logger),
-  )
+  const input = guardStdin(process.stdin, (message) => transport.send(message), logger)
+  const transport: StdioServerTransport = new StdioServerTransport(input)
   await server.connect(transport)
   refuseInvalidParams(transport)
+  const requests = trackRequests(transport)
   logger.info('serving MCP on stdio')
 
   await new Promise<void>((resolve) => {
-    process.stdin.once('end', resolve)
-    process.stdin.once('close', resolve)
+    // The client closed its input: what it sent is answered first (a file of
+    // requests piped in gets every answer), then the process ends.
+    input.once('end', () => void requests.answered().then(resolve))
+    input.once('close', () => void requests.answered().then(resolve))
     process.once('SIGINT', resolve)
     process.once('SIGTERM', resolve)
   })
@@ -49,4 +52,39 @@ export async function runMcpStdio(loaded: LoadResult, open: OpenContext): Promis
   await ctx.close()
   // Releases a stdin still open after a signal, so the process can end.
   process.stdin.destroy()
+}
+
+/**
+ * The requests the server took and has not answered yet: `answered()` resolves
+ * once there are none. A request the client cancels is answered by no one
+ * (JSON-RPC), so it stops counting when the cancellation arrives.
+ */
+function trackRequests(transport: Transport): { answered(): Promise<void> } {
+  const open = new Set<string | number>()
+  let onIdle: (() => void) | null = null
+  const settle = (id: unknown) => {
+    if (!open.delete(id as string | number) || open.size > 0) return
+    onIdle?.()
+    onIdle = null
+  }
+  const deliver = transport.onmessage
+  transport.onmessage = (message, extra) => {
+    if ('method' in message) {
+      if ('id' in message) open.add(message.id)
+      else if (message.method === 'notifications/cancelled') settle(message.params?.requestId)
+    }
+    deliver?.(message, extra)
+  }
+  const send = transport.send.bind(transport)
+  transport.send = async (message, options) => {
+    try {
+      await send(message, options)
+    } finally {
+      if (!('method' in message) && 'id' in message) settle(message.id)
+    }
+  }
+  return {
+    answered: () =>
+      open.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (onIdle = resolve)),
+  }
 }
