@@ -365,6 +365,31 @@ test('a secret setting is never echoed: responses, logs, GET /config and the set
   assert.ok(!again.logs.some((line) => line.includes(SECRET)))
 })
 
+test(
+  'a secret the store cannot write (data.dir is a file) is a 503 naming the file, and nothing is stored',
+  { skip: POSTGRES_DSN !== null && 'PostgreSQL keeps secrets in a table' },
+  async (t) => {
+    const box = await sandbox(t)
+    const dataDir = join(box.dir, 'data')
+    const app = await start(box, { SERVICE_DATA_DIR: dataDir })
+    // The folder becomes a file while the service runs (a mistaken mount, say).
+    rmSync(dataDir, { recursive: true, force: true })
+    writeFileSync(dataDir, 'not a folder')
+    const refused = await fails(app, 'PUT', '/api/v1/settings/ethereum.api_key', 503, {
+      value: SECRET,
+    })
+    assert.equal(
+      refused.detail,
+      `the secret store ${join(dataDir, 'secrets.json')} cannot be read (ENOTDIR); data.dir must be a folder this service can write`,
+    )
+    // Reading is refused alike until the folder is back; nothing was stored.
+    await fails(app, 'GET', '/api/v1/settings', 503)
+    rmSync(dataDir)
+    const listed = await call(app, 'GET', '/api/v1/settings', 200)
+    assert.equal(entry(listed, 'ethereum.api_key').set, false)
+  },
+)
+
 test('settings and restart are admin tier: 503 without a token, 403 for API keys, 401 without a bearer', async (t) => {
   const routes: Array<[string, string, unknown]> = [
     ['GET', '/api/v1/settings', undefined],

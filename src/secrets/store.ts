@@ -10,6 +10,7 @@ import type { Config } from '../config/index.js'
 import type { Db } from '../db/connect.js'
 import { isSingleHostDatabase } from '../db/dialect.js'
 import { AsyncLock } from '../async-lock.js'
+import { Unavailable } from '../errors.js'
 import { isoNow, type Clock } from '../clock.js'
 
 export interface SecretStore {
@@ -72,7 +73,7 @@ export class FileSecretStore implements SecretStore {
       text = await readFile(this.path, 'utf8')
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {}
-      throw new Error(`secrets: cannot read ${this.path}`, { cause: error })
+      throw storeUnusable('read', this.path, error)
     }
     try {
       const parsed = JSON.parse(text) as unknown
@@ -87,19 +88,32 @@ export class FileSecretStore implements SecretStore {
 
   private async writeAll(all: Record<string, string>): Promise<void> {
     const dir = join(this.path, '..')
-    await mkdir(dir, { recursive: true, mode: 0o700 })
     // Write a sibling with mode 0600, then rename over the file: a reader never
     // sees half a file, and the secret never exists with wider permissions.
     const tmp = `${this.path}.${randomBytes(6).toString('hex')}.tmp`
     try {
+      await mkdir(dir, { recursive: true, mode: 0o700 })
       await writeFile(tmp, JSON.stringify(all), { mode: 0o600 })
       await chmod(tmp, 0o600)
       await rename(tmp, this.path)
     } catch (error) {
       await rm(tmp, { force: true })
-      throw new Error(`secrets: cannot write ${this.path}`, { cause: error })
+      throw storeUnusable('write', this.path, error)
     }
   }
+}
+
+/**
+ * The file cannot be used (data.dir unwritable, a file in its place): a 503 that
+ * names the file and the reason, for the operator to fix, never the contents.
+ */
+function storeUnusable(action: 'read' | 'write', path: string, error: unknown): Unavailable {
+  const code = (error as NodeJS.ErrnoException).code
+  const reason = code ? ` (${code})` : ''
+  return new Unavailable(
+    `the secret store ${path} cannot be ${action === 'read' ? 'read' : 'written'}${reason}; ` +
+      'data.dir must be a folder this service can write',
+  )
 }
 
 export class TableSecretStore implements SecretStore {
