@@ -15,6 +15,7 @@ import {
   history,
   StepClock,
 } from './helpers/ledger.js'
+import { ingestBatchInUnit } from '../src/ledger/ingest.js'
 import { expectStatus } from './helpers/http.js'
 import { assertLogFoldsToLedger } from './helpers/log-fold.js'
 
@@ -265,3 +266,61 @@ test('with events off, the whole run happens in the unit, and writes meanwhile a
   assert.deepEqual(result, { matched: 2, updated: 2 })
   assert.deepEqual((await getTx(app, kept.id)).labels, { category: 'coffee', note: 'x' })
 })
+
+// On PostgreSQL other units write while the run's write unit runs (on SQLite they
+// wait for its lock): edits, deletes and hand labels racing it must leave no label
+// on a deleted row, a history that replays, and no 500.
+for (const action of ['run', 'unapply'] as const) {
+  test(`writers racing a ${action}'s write unit: nothing written on a deleted row, histories replay`, async (t) => {
+    const { app, acct } = await setup(t)
+    const ROWS = 3_000
+    await app.ctx.ledger.mutate((uow) =>
+      ingestBatchInUnit(uow, {
+        source: 'manual',
+        organizations: [],
+        accounts: [],
+        transactions: Array.from({ length: ROWS }, (_, i) => ({
+          id: `race-${String(i).padStart(5, '0')}`,
+          account_id: acct.id,
+          amount: '-1.00',
+          date: '2024-02-01',
+          description: `card purchase n${i}`,
+        })),
+      }),
+    )
+    const rule = await createRule(app, { name: 'race', query: 'card', labels: { r: 'x' } })
+    if (action === 'unapply') await expectStatus(app, 'POST', `/api/v1/rules/${rule.id}/run`, 200)
+
+    let running = true
+    const racer = (async () => {
+      // Rows from the far end first: the unit writes in id order, so these come late in it.
+      for (let i = ROWS - 1; running && i >= 0; i -= 1) {
+        const id = `race-${String(i).padStart(5, '0')}`
+        const step = i % 3
+        if (step === 0) await app.request('DELETE', txPath(id))
+        else if (step === 1) await app.request('PUT', txPath(id), { body: { description: 'gone' } })
+        else await app.request('PUT', txPath(id, '/labels'), { body: { labels: { hand: 'y' } } })
+      }
+    })()
+    const answer = await app.request('POST', `/api/v1/rules/${rule.id}/${action}`)
+    running = false
+    await racer
+    assert.equal(answer.status, 200, answer.text)
+
+    const orphans = await app.ctx.db.kysely
+      .selectFrom('transaction_labels')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('transactions')
+              .select('id')
+              .whereRef('transactions.id', '=', 'transaction_labels.transaction_id'),
+          ),
+        ),
+      )
+      .executeTakeFirstOrThrow()
+    assert.equal(Number(orphans.n), 0, 'labels left on deleted transactions')
+    await assertLogFoldsToLedger(app)
+  })
+}

@@ -42,6 +42,41 @@ export async function lockTransactionRows(trx: DbExecutor, ids: readonly string[
     .execute()
 }
 
+/** A row this unit must write is held by another unit: roll back and try the unit again. */
+export class RowsBusy extends Error {
+  constructor() {
+    super('transactions this unit writes are being written by another unit')
+    this.name = 'RowsBusy'
+  }
+}
+
+/**
+ * lockTransactionRows without waiting, for a unit that already holds what
+ * another unit may be waiting for (the log's append lock, or rows of its own):
+ * waiting could deadlock, so a row held elsewhere throws RowsBusy, and the
+ * unit (aborted on PostgreSQL) is retried whole.
+ */
+export async function lockTransactionRowsNowait(
+  trx: DbExecutor,
+  ids: readonly string[],
+): Promise<void> {
+  if (dialectOf(trx) !== 'postgres' || ids.length === 0) return
+  try {
+    await trx
+      .selectFrom('transactions')
+      .select('id')
+      .where(inList(trx, 'id', ids))
+      .orderBy('id')
+      .forUpdate()
+      .noWait()
+      .execute()
+  } catch (error) {
+    // 55P03 lock_not_available
+    if ((error as { code?: unknown }).code === '55P03') throw new RowsBusy()
+    throw error
+  }
+}
+
 /**
  * Tells every process watching `channel` that something changed; inside a
  * transaction the notice is delivered only if it commits. `sender` reaches the

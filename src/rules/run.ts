@@ -19,9 +19,11 @@
 // ledger that records no events, makes phase 2 do the whole run inside the unit,
 // as one phase: slower for writers, never wrong.
 import { sql } from 'kysely'
+import { setTimeout as delay } from 'node:timers/promises'
 import { yieldToEventLoop } from '../clock.js'
 import type { ServiceContext } from '../context.js'
 import { chunksOf } from '../db/bulk.js'
+import { lockTransactionRows, lockTransactionRowsNowait, RowsBusy } from '../db/coordination.js'
 import { isDatabaseUnavailable } from '../db/faults.js'
 import type { DbExecutor } from '../db/schema.js'
 import { EXTENSIONS } from '../ledger/extensions.js'
@@ -30,10 +32,10 @@ import { writeKeyedValuesManyInUnit } from '../ledger/keyed-values.js'
 import { LABELS } from '../ledger/labels.js'
 import type { UnitOfWork } from '../ledger/unit-of-work.js'
 import { findTransactions } from '../ledger/snapshots.js'
-import { ServiceError, ShuttingDown } from '../errors.js'
+import { ServiceError, ShuttingDown, Unavailable } from '../errors.js'
 import { matches as matches_, matchingTransactions } from '../search/index.js'
 import { loadSubjects, subjectNeeds } from '../search/subjects.js'
-import { entitiesTouchedAfter, logHead } from '../events/store.js'
+import { entitiesTouchedAfter, lockEventAppends, logHead } from '../events/store.js'
 import {
   effectHolds,
   effectPresent,
@@ -72,6 +74,12 @@ export const PREVIEW_TRANSACTIONS = 20
 
 // Transactions loaded and written per step of the write phase.
 const WRITE_CHUNK = 500
+
+// A unit that finds rows it must write held by another unit is tried again,
+// this many times at most, pausing a little longer each time.
+const BUSY_ATTEMPTS = 20
+const BUSY_PAUSE_MS = 20
+const BUSY_PAUSE_MAX_MS = 250
 
 // Candidates whose snapshot phase 1 keeps for phase 2, so that the write unit
 // does not read them again (a fifth of its time): up to this many (~1 KiB each);
@@ -272,18 +280,71 @@ async function runInTwoPhases<T>(
     read = { since, matches }
   }
   await options.afterReadPhase?.()
-  return ctx.ledger.mutate(async (uow) => {
-    let matches = read && (await recheck(uow, job, read.since, read.matches))
-    if (!matches) {
-      // Everything again, inside the unit: a failing rule's match is rolled back
-      // to a savepoint, so that on PostgreSQL the unit stays usable.
-      matches = await readMatches(uow.trx, job, {}, (_rule, work) =>
-        job.isolate ? isolated(uow, work) : work().then((value) => ({ ok: true as const, value })),
-      )
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ctx.ledger.mutate(async (uow) => {
+        const { matches, changed } = await writeAtCommit(uow, job, read)
+        return finish(uow, { matched: matches.matchedBy.size, changed, failed: matches.failed })
+      })
+    } catch (error) {
+      if (!(error instanceof RowsBusy)) throw error
+      if (attempt === BUSY_ATTEMPTS) {
+        throw new Unavailable(
+          'the transactions this run changes are being written by others all along; try again',
+        )
+      }
+      await delay(Math.min(BUSY_PAUSE_MS * attempt, BUSY_PAUSE_MAX_MS))
     }
-    const changed = await writeMatches(uow, job, matches)
-    return finish(uow, { matched: matches.matchedBy.size, changed, failed: matches.failed })
-  })
+  }
+}
+
+/**
+ * Phase 2 in the write unit, exact against the writers of other units. On
+ * PostgreSQL they write meanwhile; on SQLite the unit's write lock keeps them
+ * out, and the row locks below do nothing.
+ * - The rows phase 1 would change are held first, so that their writers wait
+ *   for this unit (and the unit waits for those already writing them).
+ * - The look back reads again what other units changed since phase 1, each row
+ *   held before it is read, without waiting (RowsBusy: the unit is tried again),
+ *   since a unit that holds rows must not wait for more.
+ * - Once the matches are written, the log's append lock is taken, after which
+ *   nothing else commits before this unit, and the look back runs once more for
+ *   what committed meanwhile. So the run is as if whole at its commit, and never
+ *   writes a row deleted or changed under it.
+ */
+async function writeAtCommit(
+  uow: UnitOfWork,
+  job: Job,
+  read: { since: number; matches: Matches } | undefined,
+): Promise<{ matches: Matches; changed: number }> {
+  if (read) {
+    await lockTransactionRows(uow.trx, [...read.matches.candidates.keys()])
+    const written = new Set<string>()
+    let changed = 0
+    let since = read.since
+    for (const last of [false, true]) {
+      if (last) await lockEventAppends(uow.trx)
+      const head = await logHead(uow.trx)
+      const matches = await recheck(uow, job, since, read.matches)
+      if (!matches) {
+        // A change the log cannot pin to rows came in while this unit wrote: again, from the start.
+        if (written.size > 0) throw new RowsBusy()
+        break
+      }
+      changed += await writeMatches(uow, job, matches, written)
+      if (last) return { matches, changed }
+      since = head
+    }
+  }
+  // Everything again, inside the unit, after the append lock (nothing commits
+  // meanwhile): a failing rule's match is rolled back to a savepoint, so that
+  // on PostgreSQL the unit stays usable.
+  await lockEventAppends(uow.trx)
+  const matches = await readMatches(uow.trx, job, {}, (_rule, work) =>
+    job.isolate ? isolated(uow, work) : work().then((value) => ({ ok: true as const, value })),
+  )
+  await lockTransactionRowsNowait(uow.trx, [...matches.candidates.keys()])
+  return { matches, changed: await writeMatches(uow, job, matches, new Set()) }
 }
 
 type Attempt<T> = { ok: true; value: T } | { ok: false; error: unknown }
@@ -422,6 +483,8 @@ async function recheck(
       matches.matchedBy.delete(id)
       matches.candidates.delete(id)
     }
+    // Held before they are read: what is read is what the unit may write.
+    await lockTransactionRowsNowait(uow.trx, ids)
     const rows = await uow.trx
       .selectFrom('transactions')
       .selectAll()
@@ -449,11 +512,19 @@ async function recheck(
  * Writes the net result on every candidate, a chunk of loaded transactions at a
  * time through the ledger's batched keyed-value writer: per transaction, its
  * labels (a `labeled` version, per-key events) then its extensions (`extended`),
- * as if written one by one. Answers how many changed.
+ * as if written one by one. Skips those in `written` and adds the rest to it.
+ * Answers how many changed.
  */
-async function writeMatches(uow: UnitOfWork, job: Job, matches: Matches): Promise<number> {
+async function writeMatches(
+  uow: UnitOfWork,
+  job: Job,
+  matches: Matches,
+  written: Set<string>,
+): Promise<number> {
   let changed = 0
-  await forEachLoaded(uow.trx, matches.candidates, async (befores) => {
+  const unwritten = new Map([...matches.candidates].filter(([id]) => !written.has(id)))
+  for (const id of unwritten.keys()) written.add(id)
+  await forEachLoaded(uow.trx, unwritten, async (befores) => {
     const changes = befores.map((before) => {
       const matching = matches.matchedBy.get(before.id)!.map((index) => matches.rules[index]!)
       const next = job.next(before, matching)

@@ -102,14 +102,15 @@ function valueAt(snapshot: Json, diffKey: string): Json {
   const map = dot < 0 ? null : diffKey.slice(0, dot)
   if (map === 'labels' || map === 'extensions') {
     const key = diffKey.slice(dot + 1)
-    return key in snapshot[map] ? snapshot[map][key] : null
+    return Object.hasOwn(snapshot[map], key) ? snapshot[map][key] : null
   }
   return snapshot[diffKey]
 }
 
 /**
  * The history of a transaction that exists: versions 1…n, the first `imported`,
- * each diff's `to` what its own snapshot holds, and the last snapshot the
+ * each diff's `to` what its own snapshot holds and its `from` what the version
+ * before held, and the last snapshot the
  * transaction as it is now (but `synced_at`, which a sync that changes nothing moves).
  */
 async function assertHistoryEndsAt(app: App, id: string, tx: Json, options: SendOptions) {
@@ -125,12 +126,19 @@ async function assertHistoryEndsAt(app: App, id: string, tx: Json, options: Send
     `transaction ${id}: versions numbered from 1`,
   )
   assert.equal(versions[0].kind, 'imported', `transaction ${id}: the first version`)
-  for (const v of versions) {
+  for (const [i, v] of versions.entries()) {
     for (const [key, change] of Object.entries(v.diff as Record<string, Json>)) {
       assert.deepEqual(
         valueAt(v.snapshot, key) ?? null,
         change.to,
         `transaction ${id} version ${v.version}: diff ${key} against its snapshot`,
+      )
+      // The history replays: each change starts where the version before left the key.
+      if (i === 0) continue
+      assert.deepEqual(
+        change.from ?? null,
+        valueAt(versions[i - 1].snapshot, key) ?? null,
+        `transaction ${id} version ${v.version}: diff ${key} from the version before`,
       )
     }
   }
