@@ -55,6 +55,22 @@ test('an empty or blank query matches everything', () => {
   check('   \t', true)
 })
 
+test('a no-break space and the other Unicode blanks separate terms as a space does', () => {
+  for (const blank of ['\u00a0', '\u3000', '\u2028', '\ufeff', '\u202f']) {
+    assert.deepEqual(parseQuery(blank), parseQuery(''), `${JSON.stringify(blank)} alone`)
+    assert.deepEqual(parseQuery(`coffee${blank}`), parseQuery('coffee'), `coffee${JSON.stringify(blank)}`)
+    assert.deepEqual(
+      parseQuery(`coffee${blank}-bottle`),
+      parseQuery('coffee -bottle'),
+      `a NOT after ${JSON.stringify(blank)}`,
+    )
+    check(`blue${blank}coffee`, true)
+    check(`"blue${blank}bottle"`, false)
+  }
+  // Vertical tab and form feed are control characters, as before.
+  rejects('coffee\u000bbottle', /control character U\+000b/, 6)
+})
+
 test('terms side by side are AND; AND, &, OR, | and keywords in any case', () => {
   check('coffee bottle', true)
   check('coffee tea', false)

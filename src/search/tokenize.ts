@@ -14,18 +14,24 @@ export type Token =
   | { type: '(' | ')' | 'and' | 'or' | 'not'; offset: number }
   | { type: 'term'; offset: number; pieces: Piece[] }
 
-const WHITESPACE = new Set([' ', '\t', '\n', '\r'])
-// Characters that end an unquoted word.
-const DELIMITERS = new Set([' ', '\t', '\n', '\r', '(', ')', '"', '&', '|'])
-// Characters after which a leading '-' is not a negation.
-const ENDS_NEGATION = new Set([' ', '\t', '\n', '\r', ')', '&', '|'])
+// Blanks between terms: what JavaScript's trim() removes (so a pasted no-break
+// space, U+3000 or U+FEFF separates words as a space does), but the vertical tab
+// and form feed, which are refused as control characters.
+const BLANK = /^[ \t\n\r\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]$/
+const isBlank = (ch: string): boolean => BLANK.test(ch)
+// Characters that end an unquoted word, besides blanks.
+const DELIMITERS = new Set(['(', ')', '"', '&', '|'])
+// Characters after which a leading '-' is not a negation, besides blanks.
+const ENDS_NEGATION = new Set([')', '&', '|'])
 
 function checkControl(text: string, index: number): void {
   const code = text.charCodeAt(index)
-  if ((code < 0x20 && !WHITESPACE.has(text[index]!)) || code === 0x7f) {
+  if ((code < 0x20 && !isBlank(text[index]!)) || code === 0x7f) {
     throw new QueryError(`control character U+${code.toString(16).padStart(4, '0')}`, index)
   }
 }
+
+const endsNegation = (ch: string): boolean => isBlank(ch) || ENDS_NEGATION.has(ch)
 
 export function tokenize(text: string): Token[] {
   const tokens: Token[] = []
@@ -33,7 +39,7 @@ export function tokenize(text: string): Token[] {
   while (i < text.length) {
     const ch = text[i]!
     checkControl(text, i)
-    if (WHITESPACE.has(ch)) {
+    if (isBlank(ch)) {
       i++
     } else if (ch === '(' || ch === ')') {
       tokens.push({ type: ch, offset: i++ })
@@ -41,7 +47,7 @@ export function tokenize(text: string): Token[] {
       tokens.push({ type: 'and', offset: i++ })
     } else if (ch === '|') {
       tokens.push({ type: 'or', offset: i++ })
-    } else if (ch === '-' && i + 1 < text.length && !ENDS_NEGATION.has(text[i + 1]!)) {
+    } else if (ch === '-' && i + 1 < text.length && !endsNegation(text[i + 1]!)) {
       // A leading '-' negates what follows it directly (a word, a phrase, a
       // parenthesis, another '-'); a lone '-' is a word.
       tokens.push({ type: 'not', offset: i++ })
@@ -64,11 +70,12 @@ function readTerm(text: string, start: number, tokens: Token[]): number {
       for (let j = i + 1; j < close; j++) checkControl(text, j)
       pieces.push({ text: text.slice(i + 1, close), quoted: true, offset: i + 1 })
       i = close + 1
-    } else if (DELIMITERS.has(ch)) {
+    } else if (isBlank(ch) || DELIMITERS.has(ch)) {
       break
     } else {
       const from = i
-      while (i < text.length && !DELIMITERS.has(text[i]!)) checkControl(text, i++)
+      while (i < text.length && !isBlank(text[i]!) && !DELIMITERS.has(text[i]!))
+        checkControl(text, i++)
       pieces.push({ text: text.slice(from, i), quoted: false, offset: from })
     }
   }
