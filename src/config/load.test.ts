@@ -600,6 +600,17 @@ test('env errors name the variable', () => {
     { SERVICE_WEBHOOKS_MAX_ATTEMPTS: '1.5' },
     /^SERVICE_WEBHOOKS_MAX_ATTEMPTS: expected an integer/,
   )
+  // An integer too large to hold exactly is out of range, not of the wrong type.
+  assertFails(
+    null,
+    { SERVICE_EVENTS_RETENTION_DAYS: '99999999999999999999' },
+    'SERVICE_EVENTS_RETENTION_DAYS: must be at most 36500, got 100000000000000000000',
+  )
+  assertFails(
+    null,
+    { SERVICE_WEBHOOKS_MAX_ATTEMPTS: '-99999999999999999999' },
+    'SERVICE_WEBHOOKS_MAX_ATTEMPTS: must be at least 1, got -100000000000000000000',
+  )
   assertFails(
     null,
     { SERVICE_EVENTS_ENABLED: 'maybe' },

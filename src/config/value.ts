@@ -24,7 +24,15 @@ export function checkValue(spec: ConfigKeySpec, value: unknown): unknown {
       if (typeof value !== 'boolean') throw wrongType('a boolean')
       return value
     case 'int':
-      if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw wrongType('an integer')
+      if (typeof value !== 'number' || !Number.isInteger(value)) throw wrongType('an integer')
+      // Past 2^53 an integer is no longer exact: out of range whatever the key's bounds.
+      if (!Number.isSafeInteger(value)) {
+        const [bound, limit] =
+          value > 0
+            ? ['most', spec.max ?? Number.MAX_SAFE_INTEGER]
+            : ['least', spec.min ?? Number.MIN_SAFE_INTEGER]
+        throw new ValueProblem(`must be at ${bound} ${limit}, got ${value}`)
+      }
       if (spec.min !== undefined && value < spec.min) {
         throw new ValueProblem(`must be at least ${spec.min}, got ${value}`)
       }
