@@ -178,24 +178,27 @@ async function migrate(loaded: LoadResult): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<number> {
-  // export takes options of its own (and --config among them).
-  if (argv[0] === 'export') {
-    const { runExportCommand } = await import('./export/cli.js')
-    const { openServiceContext } = await import('./app.js')
-    return runExportCommand(argv.slice(1), readConfig, openServiceContext)
-  }
   const options = {
     config: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
     version: { type: 'boolean', short: 'v' },
   } as const
-  // backup and restore read their own arguments (their usage errors exit 2).
-  const [first] = parseArgs({
+  // export, backup and restore read their own arguments, wherever the command
+  // word stands among them (`coffer --config c.toml export --format csv`).
+  const word = parseArgs({
     args: argv,
     options,
     strict: false,
     allowPositionals: true,
-  }).positionals
+    tokens: true,
+  }).tokens.find((token) => token.kind === 'positional')
+  const first = word?.value
+  if (word && first === 'export') {
+    const { runExportCommand } = await import('./export/cli.js')
+    const { openServiceContext } = await import('./app.js')
+    const args = argv.filter((_, index) => index !== word.index)
+    return runExportCommand(args, readConfig, openServiceContext)
+  }
   if (first === 'backup' || first === 'restore') {
     const { runBackupCli } = await import('./cli/backup.js')
     return runBackupCli(first, argv, readConfig)

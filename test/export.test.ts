@@ -144,13 +144,14 @@ async function httpExport(s: Seeded, query: string, status = 200) {
 async function cliExport(
   s: Seeded,
   args: string[],
+  before: string[] = [],
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   // Spawned, not spawnSync: the service under test runs in this process, and
   // a blocked event loop would hold whatever it was doing (the SQLite write
   // lock of a unit of work included) until the command gave up waiting.
   const run = await runCli(
     s.t,
-    ['export', ...args],
+    [...before, 'export', ...args],
     {
       SERVICE_DATA_DIR: join(s.app.dir, 'data'),
       SERVICE_DATABASE_PATH: join(s.app.dir, 'coffer.db'),
@@ -202,6 +203,12 @@ test('every format streams the same text over HTTP and the CLI, with its media t
     assert.equal(toFile.stdout, '')
     assert.equal(readFileSync(file, 'utf8'), res.text)
   }
+  // The command word after an option of the program's, as `backup` takes it too.
+  const config = join(s.app.dir, 'empty.toml')
+  writeFileSync(config, '')
+  const jsonl = await cliExport(s, ['--format', 'jsonl'], ['--config', config])
+  assert.equal(jsonl.status, 0, jsonl.stderr)
+  assert.equal(jsonl.stdout, (await httpExport(s, 'format=jsonl')).text)
 })
 
 test(

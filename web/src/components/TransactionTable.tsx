@@ -21,7 +21,7 @@ function Labels({ labels }: { labels: Record<string, string> }) {
   return (
     <span class="chips">
       {entries.slice(0, 4).map(([k, v]) => (
-        <span class="chip" key={k}>
+        <span class="chip" key={k} title={`${k}:${v}`}>
           {k}:{v}
         </span>
       ))}
@@ -60,13 +60,28 @@ export function TransactionTable({
                 <time dateTime={t.date}>{transactionDate(t.date)}</time>
               </td>
               <td class="description">
-                <a href={`/transactions/${encodeURIComponent(t.id)}`}>
+                {/* Cut to a few lines; the whole text is the title and the detail page. */}
+                <a
+                  class="clamp"
+                  href={`/transactions/${encodeURIComponent(t.id)}`}
+                  title={t.description || t.payee || undefined}
+                >
                   {t.description || t.payee || <em>(no description)</em>}
                 </a>
-                {t.payee && t.description ? <div class="sub">{t.payee}</div> : null}
+                {t.payee && t.description ? (
+                  <div class="sub clamp" title={t.payee}>
+                    {t.payee}
+                  </div>
+                ) : null}
                 {t.pending ? <span class="badge">pending</span> : null}
               </td>
-              {showAccount ? <td class="account">{account?.name ?? t.account_id}</td> : null}
+              {showAccount ? (
+                <td class="account">
+                  <span class="clamp" title={account?.name ?? t.account_id}>
+                    {account?.name ?? t.account_id}
+                  </span>
+                </td>
+              ) : null}
               <td class="labels">
                 <Labels labels={t.labels} />
               </td>

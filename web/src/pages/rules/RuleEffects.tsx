@@ -16,7 +16,7 @@ export function RuleEffects({
   return (
     <span class="chips">
       {labelEntries.map(([key, value]) => (
-        <span class="chip" key={`l:${key}`}>
+        <span class="chip" key={`l:${key}`} title={`${key}:${value}`}>
           {key}:{value}
         </span>
       ))}
