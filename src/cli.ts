@@ -10,7 +10,7 @@ import type { Logger } from 'pino'
 import type { RunningApp } from './app.js'
 import { generateDashboardToken } from './auth/dashboard-token.js'
 import { ConfigError, defaultConfigPath, loadConfig, type LoadResult } from './config/index.js'
-import { commandLogger, createLogger } from './log.js'
+import { commandLogger } from './log.js'
 import { parseCommandLine, reportUsageError, UsageError } from './cli/usage.js'
 import { StartupError } from './startup-error.js'
 import { relaunch, reportListening } from './supervisor/index.js'
@@ -170,7 +170,8 @@ async function serve(configPath: string | undefined): Promise<void> {
 }
 
 async function migrate(loaded: LoadResult): Promise<void> {
-  const logger = createLogger({ level: loaded.config.log.level, format: loaded.config.log.format })
+  // As the other commands: the configuration's warnings first, logs on stderr.
+  const logger = commandLogger(loaded, process.stderr)
   const { openServiceContext } = await import('./app.js')
   const ctx = await openServiceContext(loaded.config, { logger })
   await ctx.close()

@@ -323,9 +323,13 @@ test('migrate creates the database and is idempotent', async (t) => {
   for (const table of ['accounts', 'transactions', 'events', 'api_keys', 'stored_tokens']) {
     assert.ok(tables.includes(table), `migrate did not create ${table}: ${tables.join(', ')}`)
   }
-  const again = await run(['migrate'], box.env, box.dir)
+  const again = await run(['migrate'], { ...box.env, SERVICE_BOGUS_KEY: '1' }, box.dir)
   assert.equal(again.code, 0, again.stderr + again.stdout)
   assert.deepEqual(await box.tables(), tables)
+  // Logs and the configuration's warnings go to stderr, as every command's do.
+  assert.equal(again.stdout, '')
+  assert.match(again.stderr, /SERVICE_BOGUS_KEY/)
+  assert.match(again.stderr, /database is up to date/)
 })
 
 test('serve prints the listening address, answers, and stops on SIGTERM with exit 0', async (t) => {
