@@ -8,7 +8,7 @@
 import type { Logger } from 'pino'
 import type { Config, ConfigSource } from './config/index.js'
 import { openDatabase, type Db } from './db/connect.js'
-import { migrateToLatest } from './db/migrate.js'
+import { migrateToLatest, newerMigrations } from './db/migrate.js'
 import { EventBus } from './events/bus.js'
 import { LogTail } from './events/publisher.js'
 import { Ledger } from './ledger/mutate.js'
@@ -64,6 +64,16 @@ export async function openContext(
     if (applied.length > 0 && applied.length < migrations.length) {
       const ms = Math.round(performance.now() - started)
       log.info({ migrations: applied, ms }, 'db: schema upgraded')
+    }
+    // An older Coffer on a database a newer one upgraded (an update put back, a
+    // downgrade by hand): it runs, but the operator should know.
+    const newer = await newerMigrations(db.kysely)
+    if (newer.length > 0) {
+      log.warn(
+        { migrations: newer },
+        `db: this database was upgraded by a newer Coffer (migrations ${newer.join(', ')} are unknown to this version); ` +
+          'it runs on it as it is: install that version again, or restore a backup made by this one',
+      )
     }
   } catch (error) {
     await db.close()

@@ -95,6 +95,8 @@ interface Sandbox {
   env: Record<string, string>
   /** Names the tables the database holds (to see what migrate did). */
   tables(): Promise<string[]>
+  /** Runs one statement on the database, as another program would. */
+  exec(statement: string): Promise<void>
 }
 
 /** A temp working directory and a fresh database (SQLite file, or PostgreSQL schema). */
@@ -107,6 +109,25 @@ async function sandbox(t: TestContext): Promise<Sandbox> {
   return {
     dir,
     env,
+    async exec(statement) {
+      if (schema) {
+        const client = new pg.Client({ connectionString: POSTGRES_DSN! })
+        await client.connect()
+        try {
+          await client.query(`set search_path to "${schema}"`)
+          await client.query(statement)
+        } finally {
+          await client.end()
+        }
+        return
+      }
+      const db = new SqliteDatabase(dbPath)
+      try {
+        db.exec(statement)
+      } finally {
+        db.close()
+      }
+    },
     async tables() {
       if (schema) {
         const client = new pg.Client({ connectionString: POSTGRES_DSN! })
@@ -330,6 +351,15 @@ test('migrate creates the database and is idempotent', async (t) => {
   assert.equal(again.stdout, '')
   assert.match(again.stderr, /SERVICE_BOGUS_KEY/)
   assert.match(again.stderr, /database is up to date/)
+  assert.doesNotMatch(again.stderr, /newer Coffer/)
+
+  // A database a newer Coffer upgraded runs, and says so.
+  await box.exec(
+    "insert into coffer_migrations (name, applied_at) values ('0099-future', '2030-01-01T00:00:00Z')",
+  )
+  const older = await run(['migrate'], box.env, box.dir)
+  assert.equal(older.code, 0, older.stderr)
+  assert.match(older.stderr, /upgraded by a newer Coffer \(migrations 0099-future are unknown/)
 })
 
 test('serve prints the listening address, answers, and stops on SIGTERM with exit 0', async (t) => {

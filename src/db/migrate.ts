@@ -133,6 +133,12 @@ export function knownMigrationNames(): string[] {
   return MIGRATIONS.map(([name]) => name)
 }
 
+/** Migrations the database holds that this Coffer does not know: a newer Coffer migrated it. */
+export async function newerMigrations(db: Kysely<Database>): Promise<string[]> {
+  const known = new Set(knownMigrationNames())
+  return (await appliedMigrationNames(db)).filter((name) => !known.has(name))
+}
+
 /**
  * The migrations applied to a database (none when it was never migrated): the
  * ones this Coffer knows in their order, then any it does not (a newer Coffer's)
