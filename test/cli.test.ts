@@ -5,6 +5,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import {
   cpSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -14,7 +15,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, relative, resolve } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
 import { after, before, test, type TestContext } from 'node:test'
 import SqliteDatabase from '../src/db/sqlite-binding.js'
 import pg from 'pg'
@@ -361,6 +362,23 @@ test('migrate creates the database and is idempotent', async (t) => {
   assert.equal(older.code, 0, older.stderr)
   assert.match(older.stderr, /upgraded by a newer Coffer \(migrations 0099-future are unknown/)
 })
+
+test(
+  'a SQLite file of another program is refused, not given Coffer’s tables beside its own',
+  { skip: ENGINE === 'postgres' && 'a PostgreSQL schema may hold other programs’ tables' },
+  async (t) => {
+    const box = await sandbox(t)
+    mkdirSync(dirname(box.env.SERVICE_DATABASE_PATH!), { recursive: true })
+    await box.exec('create table foo (x); create table bar (y)')
+    const r = await run(['migrate'], box.env, box.dir)
+    assert.equal(r.code, 1, r.stderr)
+    assert.match(
+      r.stderr,
+      /^coffer: database\.path: the SQLite file holds another program's tables \("bar", "foo"\) and no Coffer schema; point database\.path at a new file or at a Coffer database\n$/,
+    )
+    assert.deepEqual(await box.tables(), ['bar', 'foo'])
+  },
+)
 
 test('serve prints the listening address, answers, and stops on SIGTERM with exit 0', async (t) => {
   const box = await sandbox(t)

@@ -2,6 +2,7 @@
 // applied one). One list serves both engines; a migration branches on `dialect`
 // where SQLite and PostgreSQL differ.
 import { sql, type Kysely } from 'kysely'
+import { ConfigError } from '../config/index.js'
 import type { Db } from './connect.js'
 import type { Database } from './schema.js'
 import type { MigrationContext } from './migrations/context.js'
@@ -75,6 +76,9 @@ export async function migrateToLatest(
     if (MIGRATIONS.every(([name]) => applied.has(name)))
       return MIGRATIONS.map(([name]) => ({ name, applied: false }))
   }
+  if (db.dialect === 'sqlite' && !(await migrationsTableExists(db.kysely))) {
+    await refuseAnotherProgramsFile(db.kysely)
+  }
   await db.kysely.schema
     .createTable('coffer_migrations')
     .ifNotExists()
@@ -117,6 +121,26 @@ export async function migrateToLatest(
     const reason = error instanceof Error ? error.message : 'unknown error'
     throw new Error(`db: migration failed: ${reason}`, { cause: error })
   }
+}
+
+/**
+ * A SQLite file with tables but no Coffer schema is another program's (a path
+ * typed wrong): Coffer would add its tables beside them, and its backups of the
+ * file could never be restored. (On PostgreSQL a schema shared with other
+ * programs is usual, and Coffer's tables are told apart by name.)
+ */
+async function refuseAnotherProgramsFile(db: Kysely<Database>): Promise<void> {
+  const { rows } = await sql<{ name: string }>`
+    select name from sqlite_master
+    where type = 'table' and name not like 'sqlite%' order by name`.execute(db)
+  if (rows.length === 0) return
+  const names = rows.slice(0, 5).map((row) => JSON.stringify(row.name))
+  const more = rows.length > 5 ? ` and ${rows.length - 5} more` : ''
+  throw new ConfigError(
+    `database.path: the SQLite file holds another program's tables (${names.join(', ')}${more}) ` +
+      'and no Coffer schema; point database.path at a new file or at a Coffer database',
+    'database.path',
+  )
 }
 
 async function migrationsTableExists(db: Kysely<Database>): Promise<boolean> {
