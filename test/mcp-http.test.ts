@@ -357,6 +357,21 @@ test('/mcp is admin tier: API keys 403, no token 401, wrong verbs 405, no dashbo
     assert.equal(res.status, 405, method)
     assert.equal(res.headers.get('allow'), 'POST')
   }
+  // JSON that is no JSON-RPC message is an invalid request (-32600), as over stdio.
+  const invalid: Array<[unknown, string | number | null, RegExp]> = [
+    [{ ...init, jsonrpc: '1.0' }, 1, /"jsonrpc" must be "2.0"/],
+    [{ jsonrpc: '2.0', id: 7 }, 7, /no "method", "result" or "error"/],
+    [{ ...init, params: 'x' }, 1, /a field has the wrong type/],
+    ['str', null, /"jsonrpc" must be "2.0"/],
+    [[], null, /an empty batch/],
+  ]
+  for (const [body, id, message] of invalid) {
+    const res = await app.request('POST', '/mcp', { token: TOKEN, body, headers })
+    assert.equal(res.status, 400, JSON.stringify(body))
+    assert.equal(res.body.id, id, JSON.stringify(body))
+    assert.equal(res.body.error.code, -32600, JSON.stringify(body))
+    assert.match(res.body.error.message, message)
+  }
 
   const open = await startTestApp(t)
   const none = await open.request('POST', '/mcp', { body: init, headers })

@@ -13,7 +13,11 @@ import { McpRoutes as S } from '../schemas/mcp.js'
  * start, which most never serve one: `coffer serve` answers /healthz about 0.25 s sooner.
  */
 const importMcp = () =>
-  Promise.all([import('./server.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')])
+  Promise.all([
+    import('./server.js'),
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('./json-rpc.js'),
+  ])
 let mcpModules: ReturnType<typeof importMcp> | null = null
 const loadMcp = () => (mcpModules ??= importMcp())
 
@@ -22,8 +26,25 @@ const post: Handler<typeof S.post> = async (
   req,
   reply,
 ) => {
-  const [{ buildMcpServer, refuseInvalidParams }, { StreamableHTTPServerTransport }] =
-    await loadMcp()
+  const [
+    { buildMcpServer, refuseInvalidParams },
+    { StreamableHTTPServerTransport },
+    { jsonRpcRefusal, errorReply },
+  ] = await loadMcp()
+  // JSON that is no JSON-RPC message (an old version, no method, an empty batch)
+  // is an invalid request, as over stdio; a batch of messages goes to the SDK.
+  const body: unknown = req.body
+  const refusal =
+    Array.isArray(body) && body.length > 0
+      ? null
+      : Array.isArray(body)
+        ? { detail: 'an empty batch', reply: null }
+        : jsonRpcRefusal(body)
+  if (refusal) {
+    const answer = refusal.reply ?? errorReply(null, -32600, `Invalid Request: ${refusal.detail}`)
+    await reply.code(400).type('application/json').send(answer)
+    return
+  }
   const server = buildMcpServer({ ctx, sync, searches, settings, plugins })
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,

@@ -12,14 +12,11 @@
 // with the same detail.
 import { PassThrough, type Readable } from 'node:stream'
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js'
-import {
-  ErrorCode,
-  JSONRPCMessageSchema,
-  type JSONRPCMessage,
-} from '@modelcontextprotocol/sdk/types.js'
+import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { Logger } from 'pino'
 import { parseJsonBody } from '../http/json-body.js'
 import { toProblem } from '../http/problem.js'
+import { errorReply, jsonRpcRefusal, type Refusal } from './json-rpc.js'
 import { toolResult } from './server.js'
 
 /**
@@ -27,12 +24,6 @@ import { toolResult } from './server.js'
  * transport and end the session, so it is refused here.
  */
 const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE - 1
-
-export interface Refusal {
-  detail: string
-  /** The answer to the request; none for a notification (it is dropped). */
-  reply: JSONRPCMessage | null
-}
 
 /** Why one line is refused, or null when it goes on to the transport unchanged. */
 export function refusalOf(line: string, log: Logger): Refusal | null {
@@ -68,43 +59,7 @@ export function refusalOf(line: string, log: Logger): Refusal | null {
           }
     return { detail: problem.detail, reply }
   }
-  return notJsonRpc(loose)
-}
-
-/**
- * Why a JSON value is no JSON-RPC message the transport takes (no `jsonrpc: "2.0"`,
- * no method, a batch), or null when it is one. A request's id is answered when
- * one can be read; what looks like a notification is dropped, as JSON-RPC says.
- */
-function notJsonRpc(loose: unknown): Refusal | null {
-  if (JSONRPCMessageSchema.safeParse(loose).success) return null
-  if (Array.isArray(loose)) {
-    const detail = 'batches are not supported: send one JSON-RPC message a line'
-    return {
-      detail,
-      reply: errorReply(null, ErrorCode.InvalidRequest, `Invalid Request: ${detail}`),
-    }
-  }
-  const fields = (typeof loose === 'object' && loose !== null ? loose : {}) as Record<
-    string,
-    unknown
-  >
-  const detail =
-    fields.jsonrpc !== '2.0'
-      ? 'not a JSON-RPC 2.0 message: "jsonrpc" must be "2.0"'
-      : typeof fields.method !== 'string' && !('result' in fields) && !('error' in fields)
-        ? 'not a JSON-RPC 2.0 message: it has no "method", "result" or "error"'
-        : 'not a JSON-RPC 2.0 message: a field has the wrong type'
-  const id = typeof fields.id === 'string' || typeof fields.id === 'number' ? fields.id : null
-  if (id === null && typeof fields.method === 'string' && !('id' in fields)) {
-    return { detail, reply: null } // a notification: never answered
-  }
-  return { detail, reply: errorReply(id, ErrorCode.InvalidRequest, `Invalid Request: ${detail}`) }
-}
-
-function errorReply(id: string | number | null, code: number, message: string): JSONRPCMessage {
-  // The SDK's types have no null id, which JSON-RPC uses when none could be read.
-  return { jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage
+  return jsonRpcRefusal(loose)
 }
 
 /**

@@ -12,6 +12,10 @@ export const McpRoutes = {
       200: Type.Unknown({ description: 'The JSON-RPC response' }),
       202: Type.Null({ description: 'A notification was accepted' }),
       ...ErrorResponses,
+      400: Type.Unknown({
+        description:
+          'A problem (the body is not JSON), or a JSON-RPC error -32600 (JSON that is no JSON-RPC message)',
+      }),
     },
   },
   notOffered: {
