@@ -33,13 +33,17 @@ export async function lockTransactionRow(trx: DbExecutor, id: string): Promise<v
 /** lockTransactionRow for many rows at once, taken in id order so that two units never deadlock. */
 export async function lockTransactionRows(trx: DbExecutor, ids: readonly string[]): Promise<void> {
   if (dialectOf(trx) !== 'postgres' || ids.length === 0) return
-  await trx
+  await rowLocks(trx, ids).execute()
+}
+
+/** Locks the rows of `ids` in id order, so that two units never deadlock over them. */
+function rowLocks(trx: DbExecutor, ids: readonly string[]) {
+  return trx
     .selectFrom('transactions')
     .select('id')
     .where(inList(trx, 'id', ids))
     .orderBy('id')
     .forUpdate()
-    .execute()
 }
 
 /** A row this unit must write is held by another unit: roll back and try the unit again. */
@@ -62,14 +66,7 @@ export async function lockTransactionRowsNowait(
 ): Promise<void> {
   if (dialectOf(trx) !== 'postgres' || ids.length === 0) return
   try {
-    await trx
-      .selectFrom('transactions')
-      .select('id')
-      .where(inList(trx, 'id', ids))
-      .orderBy('id')
-      .forUpdate()
-      .noWait()
-      .execute()
+    await rowLocks(trx, ids).noWait().execute()
   } catch (error) {
     // 55P03 lock_not_available
     if ((error as { code?: unknown }).code === '55P03') throw new RowsBusy()
