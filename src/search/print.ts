@@ -10,6 +10,7 @@
 // printQuery throws a RangeError for it.
 import { isCalendarDay } from '../ledger/time.js'
 import type { Interval, KeyedOp, QueryNode } from './ast.js'
+import { BLANKS } from './tokenize.js'
 
 /** The query text of `node`; parseQuery(printQuery(node)) deep-equals `node`. */
 export function printQuery(node: QueryNode): string {
@@ -64,7 +65,7 @@ function operand(node: QueryNode, grouped: boolean): string {
 
 // The characters that end an unquoted word (tokenize.ts), and the control characters
 // that no query may hold.
-const DELIMITER = /[ \t\n\r()"&|]/
+const DELIMITER = new RegExp(`[${BLANKS}()"&|]`)
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/
 

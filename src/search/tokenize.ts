@@ -14,10 +14,13 @@ export type Token =
   | { type: '(' | ')' | 'and' | 'or' | 'not'; offset: number }
   | { type: 'term'; offset: number; pieces: Piece[] }
 
-// Blanks between terms: what JavaScript's trim() removes (so a pasted no-break
-// space, U+3000 or U+FEFF separates words as a space does), but the vertical tab
-// and form feed, which are refused as control characters.
-const BLANK = /^[ \t\n\r\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]$/
+// Blanks between terms, as a character class's body (print.ts quotes a value
+// holding one): what JavaScript's trim() removes (so a pasted no-break space,
+// U+3000 or U+FEFF separates words as a space does), but the vertical tab and
+// form feed, which are refused as control characters.
+export const BLANKS =
+  ' \\t\\n\\r\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff'
+const BLANK = new RegExp(`^[${BLANKS}]$`)
 const isBlank = (ch: string): boolean => BLANK.test(ch)
 // Characters that end an unquoted word, besides blanks.
 const DELIMITERS = new Set(['(', ')', '"', '&', '|'])
