@@ -4,9 +4,11 @@
 // them IMMEDIATE), and a change made by another process cannot be announced, so a
 // watcher polls instead. Callers ask for the effect; only this file knows how each
 // engine provides it.
+import { setTimeout as delay } from 'node:timers/promises'
 import { sql } from 'kysely'
 import pg from 'pg'
 import type { Logger } from 'pino'
+import { Unavailable } from '../errors.js'
 import type { Db } from './connect.js'
 import { inList } from './in-list.js'
 import { dialectOf, type DbExecutor } from './schema.js'
@@ -51,6 +53,36 @@ export class RowsBusy extends Error {
   constructor() {
     super('transactions this unit writes are being written by another unit')
     this.name = 'RowsBusy'
+  }
+}
+
+// A unit that finds rows it must write held by another unit (or that PostgreSQL
+// picked as a deadlock's victim) is tried again, this many times at most,
+// pausing a little longer each time.
+const BUSY_ATTEMPTS = 20
+const BUSY_PAUSE_MS = 20
+const BUSY_PAUSE_MAX_MS = 250
+
+/**
+ * Runs `unit` (a whole unit of work), again while it ends in RowsBusy or a
+ * deadlock (rolled back, so nothing of it stayed); past the attempts, a 503
+ * that asks the client to try again.
+ */
+export async function retryWhileRowsBusy<T>(unit: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await unit()
+    } catch (error) {
+      // 40P01 deadlock_detected
+      const busy = error instanceof RowsBusy || (error as { code?: unknown }).code === '40P01'
+      if (!busy) throw error
+      if (attempt === BUSY_ATTEMPTS) {
+        throw new Unavailable(
+          'the transactions this changes are being written by others; try again',
+        )
+      }
+      await delay(Math.min(BUSY_PAUSE_MS * attempt, BUSY_PAUSE_MAX_MS))
+    }
   }
 }
 

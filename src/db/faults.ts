@@ -3,9 +3,10 @@
 // The doors answer them 503 with Retry-After instead of a 500, and the pool
 // replaces the lost connections on the next query.
 
-// PostgreSQL SQLSTATEs: class 08 (connection exception), and the shutdown
-// codes a restarting server sends its sessions (57P01–57P03).
-const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123])$/
+// PostgreSQL SQLSTATEs: class 08 (connection exception), the shutdown codes a
+// restarting server sends its sessions (57P01–57P03), and a unit rolled back as
+// a deadlock's victim or a serialization failure (40P01, 40001): trying it again works.
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|40P01|40001)$/
 const UNAVAILABLE_SOCKET_CODES = new Set([
   'ECONNRESET',
   'ECONNREFUSED',

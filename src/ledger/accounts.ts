@@ -6,6 +6,8 @@ import type { ServiceContext } from '../context.js'
 import type { DbExecutor } from '../db/schema.js'
 import { Conflict, NotFound } from '../errors.js'
 import { resolvePage, type PageInput } from '../page.js'
+import { retryWhileRowsBusy } from '../db/coordination.js'
+import { holdRowsAtCommit } from './row-holds.js'
 import { deleteTransactionsInUnit } from './transaction-delete.js'
 import { requireAmount, requireCurrency, requireName } from './fields.js'
 import { toAccountJson, type AccountJson } from './json.js'
@@ -135,27 +137,30 @@ export async function updateAccount(
 
 /** Deletes a manual account: one transaction.deleted per contained transaction, then account.deleted. */
 export async function deleteAccount(ctx: ServiceContext, id: string): Promise<void> {
-  await ctx.ledger.mutate(async (uow) => {
-    const row = await requireManualAccount(uow.trx, id, 'deleted')
-    const contained = await uow.trx
-      .selectFrom('transactions')
-      .select('id')
-      .where('account_id', '=', id)
-      .orderBy('date')
-      .orderBy('id')
-      .execute()
-    await deleteTransactionsInUnit(
-      uow,
-      contained.map((t) => t.id),
-    )
-    await uow.trx.deleteFrom('accounts').where('id', '=', id).execute()
-    uow.emit({
-      type: 'account.deleted',
-      entity_type: 'account',
-      entity_id: id,
-      data: toAccountJson(row),
-    })
-  })
+  await retryWhileRowsBusy(() =>
+    ctx.ledger.mutate(async (uow) => {
+      const row = await requireManualAccount(uow.trx, id, 'deleted')
+      const contained = async () =>
+        (
+          await uow.trx
+            .selectFrom('transactions')
+            .select('id')
+            .where('account_id', '=', id)
+            .orderBy('date')
+            .orderBy('id')
+            .execute()
+        ).map((t) => t.id)
+      await holdRowsAtCommit(uow, contained)
+      await deleteTransactionsInUnit(uow, await contained())
+      await uow.trx.deleteFrom('accounts').where('id', '=', id).execute()
+      uow.emit({
+        type: 'account.deleted',
+        entity_type: 'account',
+        entity_id: id,
+        data: toAccountJson(row),
+      })
+    }),
+  )
 }
 
 /** An account with its organization's name, as exports name it. */

@@ -2,12 +2,14 @@
 // so they are editable on synced transactions too and never touched by a sync.
 import type { ServiceContext } from '../context.js'
 import { chunksOf } from '../db/bulk.js'
+import { retryWhileRowsBusy } from '../db/coordination.js'
 import { NotFound } from '../errors.js'
 import { appendVersions, diffLabels } from './history.js'
 import { keyedValuesChanged, writeKeyedValuesInUnit, type KeyedValueKind } from './keyed-values.js'
 import type { TransactionJson } from './json.js'
 import type { UnitOfWork } from './unit-of-work.js'
-import { findTransaction, findTransactionForChange } from './snapshots.js'
+import { holdRowsAtCommit } from './row-holds.js'
+import { findTransactionForChange, findTransactions } from './snapshots.js'
 
 export {
   LABEL_KEYS_MAX,
@@ -84,46 +86,53 @@ export async function deleteLabel(
   value: string | undefined,
 ): Promise<{ key: string; value?: string; removed_from: number }> {
   const key = canonicalLabelKey(rawKey)
-  return ctx.ledger.mutate(async (uow) => {
-    const holders = await uow.trx
-      .selectFrom('transaction_labels')
-      .select('transaction_id')
-      .where('key', '=', key)
-      .$if(value !== undefined, (q) => q.where('value', '=', value!))
-      .orderBy('transaction_id')
-      .execute()
-    const ids = holders.map((h) => h.transaction_id)
-    for (const chunk of chunksOf(ids, DELETE_CHUNK)) {
-      const befores = await Promise.all(chunk.map((tid) => findTransaction(uow.trx, tid)))
-      await uow.trx
-        .deleteFrom('transaction_labels')
-        .where('key', '=', key)
-        .where('transaction_id', 'in', chunk)
-        .execute()
-      const versions = befores.flatMap((before) => {
-        if (!before) return []
-        const labels = { ...before.labels }
-        delete labels[key]
-        return [
-          {
-            transaction_id: before.id,
-            kind: 'labeled' as const,
-            snapshot: { ...before, labels },
-            diff: diffLabels(before.labels, labels),
-          },
-        ]
-      })
-      await keyedValuesChanged(
-        uow,
-        'labels',
-        versions.map((version) => version.snapshot),
-      )
-      await appendVersions(uow, versions)
-    }
-    const result = { key, ...(value !== undefined ? { value } : {}), removed_from: ids.length }
-    if (ids.length > 0) {
-      uow.emit({ type: 'label.removed', entity_type: 'label', entity_id: key, data: result })
-    }
-    return result
-  })
+  return retryWhileRowsBusy(() =>
+    ctx.ledger.mutate(async (uow) => {
+      const holders = async () =>
+        (
+          await uow.trx
+            .selectFrom('transaction_labels')
+            .select('transaction_id')
+            .where('key', '=', key)
+            .$if(value !== undefined, (q) => q.where('value', '=', value!))
+            .orderBy('transaction_id')
+            .execute()
+        ).map((h) => h.transaction_id)
+      await holdRowsAtCommit(uow, holders)
+      const ids = await holders()
+      for (const chunk of chunksOf(ids, DELETE_CHUNK)) {
+        const found = await findTransactions(uow.trx, chunk)
+        const befores = chunk.map((tid) => found.get(tid))
+        await uow.trx
+          .deleteFrom('transaction_labels')
+          .where('key', '=', key)
+          .where('transaction_id', 'in', chunk)
+          .execute()
+        const versions = befores.flatMap((before) => {
+          if (!before) return []
+          const labels = { ...before.labels }
+          delete labels[key]
+          return [
+            {
+              transaction_id: before.id,
+              kind: 'labeled' as const,
+              snapshot: { ...before, labels },
+              diff: diffLabels(before.labels, labels),
+            },
+          ]
+        })
+        await keyedValuesChanged(
+          uow,
+          'labels',
+          versions.map((version) => version.snapshot),
+        )
+        await appendVersions(uow, versions)
+      }
+      const result = { key, ...(value !== undefined ? { value } : {}), removed_from: ids.length }
+      if (ids.length > 0) {
+        uow.emit({ type: 'label.removed', entity_type: 'label', entity_id: key, data: result })
+      }
+      return result
+    }),
+  )
 }

@@ -19,11 +19,15 @@
 // ledger that records no events, makes phase 2 do the whole run inside the unit,
 // as one phase: slower for writers, never wrong.
 import { sql } from 'kysely'
-import { setTimeout as delay } from 'node:timers/promises'
 import { yieldToEventLoop } from '../clock.js'
 import type { ServiceContext } from '../context.js'
 import { chunksOf } from '../db/bulk.js'
-import { lockTransactionRows, lockTransactionRowsNowait, RowsBusy } from '../db/coordination.js'
+import {
+  lockTransactionRows,
+  lockTransactionRowsNowait,
+  retryWhileRowsBusy,
+  RowsBusy,
+} from '../db/coordination.js'
 import { isDatabaseUnavailable } from '../db/faults.js'
 import type { DbExecutor } from '../db/schema.js'
 import { EXTENSIONS } from '../ledger/extensions.js'
@@ -32,7 +36,7 @@ import { writeKeyedValuesManyInUnit } from '../ledger/keyed-values.js'
 import { LABELS } from '../ledger/labels.js'
 import type { UnitOfWork } from '../ledger/unit-of-work.js'
 import { findTransactions } from '../ledger/snapshots.js'
-import { ServiceError, ShuttingDown, Unavailable } from '../errors.js'
+import { ServiceError, ShuttingDown } from '../errors.js'
 import { matches as matches_, matchingTransactions } from '../search/index.js'
 import { loadSubjects, subjectNeeds } from '../search/subjects.js'
 import { entitiesTouchedAfter, lockEventAppends, logHead } from '../events/store.js'
@@ -74,12 +78,6 @@ export const PREVIEW_TRANSACTIONS = 20
 
 // Transactions loaded and written per step of the write phase.
 const WRITE_CHUNK = 500
-
-// A unit that finds rows it must write held by another unit is tried again,
-// this many times at most, pausing a little longer each time.
-const BUSY_ATTEMPTS = 20
-const BUSY_PAUSE_MS = 20
-const BUSY_PAUSE_MAX_MS = 250
 
 // Candidates whose snapshot phase 1 keeps for phase 2, so that the write unit
 // does not read them again (a fifth of its time): up to this many (~1 KiB each);
@@ -280,22 +278,12 @@ async function runInTwoPhases<T>(
     read = { since, matches }
   }
   await options.afterReadPhase?.()
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await ctx.ledger.mutate(async (uow) => {
-        const { matches, changed } = await writeAtCommit(uow, job, read)
-        return finish(uow, { matched: matches.matchedBy.size, changed, failed: matches.failed })
-      })
-    } catch (error) {
-      if (!(error instanceof RowsBusy)) throw error
-      if (attempt === BUSY_ATTEMPTS) {
-        throw new Unavailable(
-          'the transactions this run changes are being written by others all along; try again',
-        )
-      }
-      await delay(Math.min(BUSY_PAUSE_MS * attempt, BUSY_PAUSE_MAX_MS))
-    }
-  }
+  return retryWhileRowsBusy(() =>
+    ctx.ledger.mutate(async (uow) => {
+      const { matches, changed } = await writeAtCommit(uow, job, read)
+      return finish(uow, { matched: matches.matchedBy.size, changed, failed: matches.failed })
+    }),
+  )
 }
 
 /**

@@ -261,3 +261,24 @@ export async function keptAndCountedTransactions(
     )
   return { kept: byAccount(kept), counted: byAccount(counted) }
 }
+
+/** No label or extension row is left of a transaction that is gone (its delete takes them). */
+export async function assertNoKeyedValuesOfDeletedRows(app: TestAppHandle): Promise<void> {
+  for (const table of ['transaction_labels', 'transaction_extensions'] as const) {
+    const orphans = await app.ctx.db.kysely
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('transactions')
+              .select('id')
+              .whereRef('transactions.id', '=', `${table}.transaction_id`),
+          ),
+        ),
+      )
+      .executeTakeFirstOrThrow()
+    assert.equal(Number(orphans.n), 0, `${table} left on deleted transactions`)
+  }
+}
