@@ -40,7 +40,8 @@ export function validateLabels(input: Record<string, string>): Record<string, st
         `a label key is 1 to ${LABEL_KEY_MAX} letters (any script), digits, "_", ".", "-" or "/", starting with a letter or digit`,
       )
     }
-    if (Object.hasOwn(out, key)) throw Invalid.field(field, `duplicates the key "${key}" once lower-cased`)
+    if (Object.hasOwn(out, key))
+      throw Invalid.field(field, `duplicates the key "${key}" once lower-cased`)
     if (value.length > LABEL_VALUE_MAX) {
       throw Invalid.field(field, `a label value is at most ${LABEL_VALUE_MAX} characters`)
     }

@@ -58,7 +58,11 @@ test('an empty or blank query matches everything', () => {
 test('a no-break space and the other Unicode blanks separate terms as a space does', () => {
   for (const blank of ['\u00a0', '\u3000', '\u2028', '\ufeff', '\u202f']) {
     assert.deepEqual(parseQuery(blank), parseQuery(''), `${JSON.stringify(blank)} alone`)
-    assert.deepEqual(parseQuery(`coffee${blank}`), parseQuery('coffee'), `coffee${JSON.stringify(blank)}`)
+    assert.deepEqual(
+      parseQuery(`coffee${blank}`),
+      parseQuery('coffee'),
+      `coffee${JSON.stringify(blank)}`,
+    )
     assert.deepEqual(
       parseQuery(`coffee${blank}-bottle`),
       parseQuery('coffee -bottle'),
