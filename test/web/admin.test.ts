@@ -8,7 +8,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, test, type TestContext } from 'node:test'
-import type { Page } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import { EVENT_TYPES } from '../../src/events/types.js'
 import { closeBrowser, openDashboard, serve } from '../helpers/browser.js'
 
@@ -50,6 +50,11 @@ function signatureVerifies(delivery: Delivery, secret: string): boolean {
   return (
     sent.length === expected.length && timingSafeEqual(Buffer.from(sent), Buffer.from(expected))
   )
+}
+
+/** Whether the element has the keyboard focus. */
+function hasFocus(locator: Locator): Promise<boolean> {
+  return locator.evaluate((element) => element === element.ownerDocument.activeElement)
 }
 
 async function until<T>(what: string, probe: () => T | undefined, ms = 10_000): Promise<T> {
@@ -150,6 +155,8 @@ test('webhooks: created with chosen types, tested against a receiver, rotated, d
   assert.match(rotated, /^whsec_/)
   assert.notEqual(rotated, secret)
   await page.getByRole('button', { name: 'I have copied it' }).click()
+  // Focus goes back to the button that started it all, not to the page's body.
+  assert.equal(await hasFocus(card.getByRole('button', { name: 'Rotate secret' })), true)
   const before = hook.deliveries.length
   await card.getByRole('button', { name: 'Send test' }).click()
   await result.getByText('Test delivered').waitFor()
@@ -246,6 +253,8 @@ test('API keys: minted and shown once, it works, revoked it is refused', async (
   const key = await shownOnce(page, 'API key created', 'API key')
   await dash.screenshot('keys-created')
   await page.getByRole('button', { name: 'I have copied it' }).click()
+  // Focus goes back to the form (its Mint button is disabled until a new name).
+  assert.equal(await hasFocus(page.getByLabel('Name')), true)
   assert.equal(await page.getByText(key).count(), 0)
 
   // The key works against the API, with the scope chosen.

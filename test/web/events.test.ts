@@ -144,3 +144,30 @@ test('with the event log turned off, the page says so', async (t) => {
   await dash.screenshot('events-disabled')
   await dash.phone('/events', 'events-disabled')
 })
+
+test('while the event log cannot be read, the page says it is reconnecting, not live', async (t) => {
+  const server = await serve(t)
+  const dash = await openDashboard(t, server)
+  const { page } = dash
+  await dash.goto('/events')
+  const live = page.getByText(/^Live: new events appear within 2 s\./)
+  await live.waitFor()
+
+  // The service answers its polls with a 500 for a while (a restart, a proxy down).
+  await page.route('**/api/v1/events?**', (route) =>
+    route.fulfill({
+      status: 500,
+      contentType: 'application/problem+json',
+      body: JSON.stringify({ type: 'about:blank', title: 'Internal Server Error', status: 500 }),
+    }),
+  )
+  await page.getByText('Could not read the event log').waitFor({ timeout: 6000 })
+  await page.getByText(/^Reconnecting: the event log could not be read/).waitFor()
+  assert.equal(await live.count(), 0)
+  await dash.screenshot('events-reconnecting')
+
+  // Back: live again, the error gone.
+  await page.unroute('**/api/v1/events?**')
+  await live.waitFor({ timeout: 10_000 })
+  assert.equal(await page.getByText('Could not read the event log').count(), 0)
+})

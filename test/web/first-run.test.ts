@@ -39,7 +39,13 @@ test('without a token: pages work, admin explains, the first token is created fr
   await page.getByRole('heading', { name: 'Dashboard token created' }).waitFor()
   const token = (await page.locator('.secret code').textContent()) ?? ''
   assert.ok(token.length >= 16, token)
+  // Signed in with it at once (the badge says so), and Continue goes on to the dashboard.
+  await page.getByText('Dashboard token', { exact: true }).waitFor({ timeout: 5000 })
+  assert.equal(await page.getByText('Read & write', { exact: true }).count(), 0)
   await page.getByRole('button', { name: 'Continue' }).click()
+  await page.waitForURL((url) => url.pathname === '/transactions')
+  await page.getByRole('heading', { name: 'Transactions' }).waitFor()
+  assert.equal(await page.getByText(token).count(), 0)
   await page.getByText('Dashboard token', { exact: true }).waitFor()
 
   // The service now requires it: an anonymous call is refused, the token is accepted.
@@ -74,6 +80,24 @@ test('with a token: the sign-in screen refuses a wrong one and accepts the right
   await page.getByRole('heading', { name: 'Transactions' }).waitFor()
   await page.getByRole('button', { name: 'Sign out' }).click()
   await page.getByRole('heading', { name: 'Sign in to Coffer' }).waitFor()
+})
+
+test('during the lockout for failed sign-ins, the right token is told to wait, not refused', async (t) => {
+  const server = await serve(t, { SERVICE_DASHBOARD_TOKEN: TOKEN, SERVICE_AUTH_MAX_FAILURES: '2' })
+  // Failed attempts from this address use up its budget.
+  for (let i = 0; i < 3; i++) {
+    await server.request('GET', '/api/v1/accounts', { token: `wrong-${i}` })
+  }
+  const dash = await openDashboard(t, server)
+  const { page } = dash
+  await dash.goto('/transactions')
+  await page.getByLabel('Token or API key').fill(TOKEN)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  const alert = page.getByRole('alert')
+  await alert.waitFor()
+  const text = (await alert.textContent()) ?? ''
+  assert.match(text, /too many failed authentications from this address; try again in \d+ s/)
+  assert.doesNotMatch(text, /neither the dashboard token nor/)
 })
 
 test('a read key gets a read-only interface', async (t) => {
@@ -114,4 +138,37 @@ test('a search with a syntax error is shown inline at its offset', async (t) => 
   assert.match((await alert.textContent()) ?? '', /offset \d+|parenthesis/)
   assert.equal(new URL(page.url()).searchParams.get('q'), 'coffee (amount:<0')
   await dash.screenshot('search-error')
+})
+
+test('under a refused search, the rows of the previous one are not left as if they matched', async (t) => {
+  const server = await serve(t)
+  const account = await server.request('POST', '/api/v1/accounts', {
+    body: { name: 'Everyday', currency: 'USD' },
+  })
+  assert.equal(account.status, 201)
+  const made = await server.request('POST', '/api/v1/transactions', {
+    body: {
+      account_id: account.body.id,
+      amount: '-4.50',
+      date: '2024-05-01',
+      description: 'Coffee',
+    },
+  })
+  assert.equal(made.status, 201)
+  const dash = await openDashboard(t, server)
+  const { page } = dash
+  await dash.goto('/transactions?q=coffee')
+  const row = page.getByRole('link', { name: 'Coffee' })
+  await row.waitFor()
+  const box = page.getByRole('searchbox', { name: 'Search transactions' })
+  await box.fill('amount:<abc')
+  await box.press('Enter')
+  await page.locator('.query-error').waitFor()
+  await row.waitFor({ state: 'detached' })
+  assert.equal(await page.getByText(/of 1 row/).count(), 0)
+  await dash.screenshot('search-error-no-rows')
+  // Put right, the matches are back.
+  await box.fill('coffee')
+  await box.press('Enter')
+  await row.waitFor()
 })

@@ -67,6 +67,13 @@ test('on a phone the navigation folds into a menu', async (t) => {
   assert.equal(await menu.getAttribute('aria-expanded'), 'true')
   await nav.waitFor({ state: 'visible' })
   await dash.screenshot('layout-menu-open-phone')
+  // Escape closes it, and focus is back on its button.
+  await page.keyboard.press('Escape')
+  await nav.waitFor({ state: 'hidden' })
+  assert.equal(await menu.getAttribute('aria-expanded'), 'false')
+  assert.equal(await inPage(page, 'document.activeElement?.textContent'), 'Menu')
+  await menu.click()
+  await nav.waitFor({ state: 'visible' })
   await nav.getByRole('link', { name: /^Events/ }).click()
   await page.waitForURL((url) => url.pathname === '/events')
   await nav.waitFor({ state: 'hidden' })

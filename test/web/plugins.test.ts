@@ -187,3 +187,53 @@ test('plugins: turned off in the configuration, the page says so', async (t) => 
   await dash.goto('/plugins')
   await dash.page.getByText('Plugins are turned off in the configuration.').waitFor()
 })
+
+const ECHO = `export function onPageRender({ params }) {
+  return { title: 'Echo', blocks: [
+    { type: 'text', text: 'got ' + JSON.stringify(params) },
+    { type: 'form', id: 'send', fields: [
+      { name: 'n', label: 'Amount', kind: 'number' },
+      { name: 'note', label: 'Note', kind: 'text' },
+    ], submit_label: 'Send' },
+  ] }
+}
+export function onPageAction({ params }) {
+  return onPageRender({ params })
+}`
+
+test('a plugin form sends a number as typed, and refuses one a double cannot hold', async (t) => {
+  const dir = pluginsDir(t, {
+    echo: { hooks: ['onPageRender', 'onPageAction'], capabilities: ['ui:page'], code: ECHO },
+  })
+  const server = await serve(t, { SERVICE_DASHBOARD_TOKEN: TOKEN, SERVICE_PLUGINS_DIR: dir })
+  const enabled = await server.request('POST', '/api/v1/plugins/echo/enable', { token: TOKEN })
+  assert.equal(enabled.status, 200, enabled.text)
+  const dash = await openDashboard(t, server, { token: TOKEN })
+  const { page } = dash
+  await dash.goto('/ext/echo')
+  await page.getByText('got {}').waitFor()
+
+  const send = async (amount: string) => {
+    await page.getByLabel('Amount').fill(amount)
+    await page.getByLabel('Note').fill('0.10')
+    await page.getByRole('button', { name: 'Send' }).click()
+  }
+  // Exact values arrive as such (0.10 is the number 0.1; the text field keeps its text).
+  await send('123456789.125')
+  await page.getByText('got {"n":123456789.125,"note":"0.10"}').waitFor()
+  await send('0.10')
+  await page.getByText('got {"n":0.1,"note":"0.10"}').waitFor()
+
+  // One no double holds is refused in the form, not rounded on the way.
+  await send('12345678901234567890')
+  const alert = page.getByRole('alert')
+  await alert.waitFor()
+  assert.match(
+    (await alert.textContent()) ?? '',
+    /Amount: 12345678901234567890 has more digits than a number holds exactly/,
+  )
+  await page.waitForTimeout(500)
+  assert.equal(await page.getByText(/12345678901234567000/).count(), 0)
+  await page.getByText('got {"n":0.1,"note":"0.10"}').waitFor()
+  await dash.screenshot('plugin-form-inexact')
+})

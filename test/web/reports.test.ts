@@ -329,3 +329,35 @@ test('reports: weeks and years, an empty ledger, and dark mode', async (t) => {
   await dash.screenshot('reports-weeks-dark')
   await dash.phone('/reports?period=week', 'reports-weeks-dark')
 })
+
+test('reports: axis labels of huge sums read as clean numbers; a one-row table says "1 row"', async (t) => {
+  const server = await serve(t)
+  const account = await server.request('POST', '/api/v1/accounts', {
+    body: { name: 'Vault', currency: 'USD' },
+  })
+  assert.equal(account.status, 201, account.text)
+  for (const [date, amount] of [
+    ['2024-01-10', '-999999999999999999999999999999.123456789012345678'],
+    ['2024-02-10', '450000000000000000000000000000'],
+  ] as const) {
+    const created = await server.request('POST', '/api/v1/transactions', {
+      body: { account_id: account.body.id, date, amount, description: 'huge' },
+    })
+    assert.equal(created.status, 201, created.text)
+  }
+  const dash = await openDashboard(t, server)
+  const { page } = dash
+  await dash.goto('/reports')
+  await waitForTable(page, /Income, spending and net per month \(USD\)/)
+  const main = page.getByRole('main')
+  // The axes: steps of 5e29 written as such, never the float's 4.9999999999999994e+29.
+  await main.getByText('5e29', { exact: true }).first().waitFor({ timeout: 5000 })
+  await main.getByText('−1e30', { exact: true }).first().waitFor()
+  assert.equal(await main.getByText(/\de[+-]\d|\.\d*9{6}/).count(), 0)
+  await dash.screenshot('reports-huge')
+
+  await dash.goto('/reports?period=year')
+  await waitForTable(page, /Income, spending and net per year \(USD\)/)
+  assert.ok((await main.getByText('Table (1 row)', { exact: true }).count()) >= 1)
+  assert.equal(await main.getByText('Table (1 rows)', { exact: true }).count(), 0)
+})

@@ -60,9 +60,27 @@ test('the list sorts newest first or oldest first, kept in the address', async (
   assert.equal(await firstRow(), 'Purchase 51')
   assert.equal(await page.getByRole('link', { name: 'Purchase 50' }).count(), 0)
 
-  // Kept across a reload (it is in the address); a filter keeps it too.
+  // The page is in the address too: back from a transaction, and after a
+  // reload, the list is where it was; Previous still goes back a page.
+  const secondPage = page.getByText('51–60 of 60 rows')
+  await secondPage.waitFor()
+  await page.getByRole('link', { name: 'Purchase 55' }).click()
+  await page.waitForURL(/\/transactions\/[^?]+$/)
+  await page.goBack()
+  await secondPage.waitFor()
+  await untilFirst('Purchase 51')
   await page.reload()
-  await page.getByRole('link', { name: 'Purchase 01' }).waitFor()
+  await secondPage.waitFor()
+  await untilFirst('Purchase 51')
+  await page.getByRole('button', { name: 'Previous' }).click()
+  await page.getByText('1–50 of 60 rows').waitFor()
+  await untilFirst('Purchase 01')
+  await page.getByRole('button', { name: 'Next' }).click()
+  await untilFirst('Purchase 51')
+
+  // Kept across a reload (it is in the address); a filter keeps it too, from the first page.
+  await page.reload()
+  await page.getByRole('link', { name: 'Purchase 51' }).waitFor()
   assert.equal(await oldest.getAttribute('aria-pressed'), 'true')
   await page.getByLabel('From').fill('2024-02-01')
   await page.waitForURL(/since=2024-02-01/)

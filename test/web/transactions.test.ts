@@ -443,3 +443,41 @@ test('a read key sees the transaction but no write control, and why once', async
   await page.getByText('Read-only:').waitFor()
   assert.equal(await page.getByRole('button', { name: 'Create transaction' }).count(), 0)
 })
+
+test('accounts made by another client show by name, and are offered, without a reload', async (t) => {
+  const server = await serve(t)
+  await createAccount(server, 'Everyday')
+  const dash = await openDashboard(t, server)
+  const { page } = dash
+  await dash.goto('/transactions')
+  await page.getByText('No transactions match.').waitFor()
+
+  // Another client adds an account and a row in it while the page is open.
+  const brokerage = await server.request('POST', '/api/v1/accounts', {
+    body: { name: 'Brokerage', currency: 'EUR' },
+  })
+  assert.equal(brokerage.status, 201, brokerage.text)
+  await createTransaction(server, {
+    account_id: brokerage.body.id,
+    amount: '12.34',
+    date: '2024-05-01',
+    description: 'Dividend',
+  })
+  // The list reloads (a search): the new row names its account and currency.
+  const box = page.getByRole('searchbox', { name: 'Search transactions' })
+  await box.fill('Dividend')
+  await box.press('Enter')
+  await page.getByRole('link', { name: 'Dividend' }).waitFor()
+  await page.getByText('Brokerage', { exact: true }).waitFor({ timeout: 5000 })
+  await page.getByText('EUR', { exact: true }).waitFor()
+  assert.equal(await page.getByText(brokerage.body.id as string).count(), 0)
+
+  // Another account, then "New transaction" (no reload): it is offered.
+  await createAccount(server, 'Savings')
+  await page.getByRole('link', { name: 'New transaction' }).click()
+  await page.waitForURL((url) => url.pathname === '/transactions/new')
+  const select = page.getByLabel('Account', { exact: true })
+  await select
+    .locator('option', { hasText: 'Savings' })
+    .waitFor({ state: 'attached', timeout: 5000 })
+})

@@ -4,9 +4,9 @@
 // arrow keys between periods) to read its exact amounts in a tooltip.
 import type { ComponentChildren } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { groupDigits } from '../components/format.js'
+import { groupDigits, plural } from '../components/format.js'
 import { Money } from '../components/Money.js'
-import { bands, labelEvery, linearScale, niceTicks, tickLabel, type Bands } from './scale.js'
+import { bands, labelEvery, linearScale, niceTicks, type Bands } from './scale.js'
 import type { ChartSeries, ChartTotal } from './series.js'
 import './charts.css'
 
@@ -86,7 +86,7 @@ export function ChartFrame({
   useEffect(() => setFocus((f) => Math.min(f, Math.max(0, categories.length - 1))), [categories])
 
   const ticks = niceTicks(min, max, 5)
-  const tickTexts = ticks.values.map((v) => tickLabel(v, ticks.decimals))
+  const tickTexts = ticks.labels
   const left = Math.ceil(Math.max(...tickTexts.map((t) => t.length)) * CHAR) + 10
   const top = MARGIN.top
   const bottom = HEIGHT - MARGIN.bottom
@@ -254,7 +254,7 @@ export function ChartTable({
   return (
     // A long table (weeks over years) starts folded so the next chart stays near.
     <details class="chart-table" open={categories.length <= LONG_TABLE}>
-      <summary>Table ({categories.length} rows)</summary>
+      <summary>Table ({plural(categories.length, 'row')})</summary>
       <div class="table-scroll">
         <table>
           <caption>

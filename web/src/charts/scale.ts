@@ -16,10 +16,46 @@ export function linearScale(
 export interface Ticks {
   /** The tick values, from the lowest up, 0 among them when the domain spans it. */
   values: number[]
+  /** Each tick written for reading, from its exact decimal value (see tickText). */
+  labels: string[]
   /** The domain widened to whole ticks. */
   domain: [number, number]
   /** Fraction digits that write every tick exactly. */
   decimals: number
+}
+
+/** Past this many integer digits (or fraction zeros) a tick is written compactly, 5e29. */
+const COMPACT_DIGITS = 15
+
+/**
+ * The tick `n × 10^power` written from its digits, never from the float (whose
+ * 5 × 10^29 reads 4.9999999999999994e+29): digits grouped, `decimals` fraction
+ * digits as toFixed would write them; a very large or very small one compactly
+ * (`5e29`, `1.5e-20`).
+ */
+export function tickText(n: number, power: number, decimals = Math.max(0, -power)): string {
+  if (n === 0) return decimals > 0 && decimals <= COMPACT_DIGITS ? `0.${'0'.repeat(decimals)}` : '0'
+  const sign = n < 0 ? '-' : ''
+  const whole = String(Math.abs(n))
+  // Significant digits and their exponent: value = significant × 10^exponent.
+  const significant = whole.replace(/0+$/, '') || '0'
+  const exponent = power + (whole.length - significant.length)
+  const magnitude = significant.length + exponent - 1
+  if (magnitude >= COMPACT_DIGITS || magnitude < -COMPACT_DIGITS) {
+    const mantissa =
+      significant.length > 1 ? `${significant[0]}.${significant.slice(1)}` : significant
+    return `${sign === '-' ? '−' : ''}${mantissa}e${magnitude}`
+  }
+  let text: string
+  if (power >= 0) {
+    text = whole + '0'.repeat(power)
+  } else {
+    const padded = whole.padStart(-power + 1, '0')
+    text = `${padded.slice(0, power)}.${padded.slice(power)}`
+  }
+  const [int = '0', fraction = ''] = text.split('.')
+  const shown = decimals > 0 ? `${int}.${fraction.padEnd(decimals, '0').slice(0, decimals)}` : int
+  return groupDigits(sign + shown)
 }
 
 /** About `count` round ticks (1, 2 or 5 × 10^n apart) covering [min, max] and 0. */
@@ -29,22 +65,40 @@ export function niceTicks(min: number, max: number, count = 5): Ticks {
   if (!Number.isFinite(lo) || !Number.isFinite(hi)) lo = hi = 0
   if (lo === hi) hi = lo + 1
   const raw = (hi - lo) / Math.max(1, count)
-  const power = Math.floor(Math.log10(raw))
+  let power = Math.floor(Math.log10(raw))
   const base = 10 ** power
-  const step = [1, 2, 5, 10].map((m) => m * base).find((s) => s >= raw) ?? 10 * base
+  let multiple = [1, 2, 5, 10].find((m) => m * base >= raw) ?? 10
+  const step = multiple * base
+  // A step of 10 × 10^n is 1 × 10^(n+1): one fraction digit fewer to write.
+  if (multiple === 10) [multiple, power] = [1, power + 1]
   const first = Math.floor(lo / step)
   const last = Math.ceil(hi / step)
+  const decimals = Math.max(0, -power)
   const values: number[] = []
-  for (let i = first; i <= last; i++) values.push(i * step)
+  const labels: string[] = []
+  for (let i = first; i <= last; i++) {
+    values.push(i * step)
+    labels.push(tickText(i * multiple, power, decimals))
+  }
   return {
     values,
+    labels,
     domain: [first * step, last * step],
-    decimals: Math.max(0, -power),
+    decimals,
   }
 }
 
-/** A tick written for reading: rounded to its own precision, digits grouped. */
+/**
+ * A tick value written for reading, from the float itself: rounded to its own
+ * precision, digits grouped, compactly past 15 digits with the float's noise
+ * rounded away (4.9999999999999994e+29 reads 5e29). niceTicks' labels are
+ * written from exact digits instead; this is for a value alone.
+ */
 export function tickLabel(value: number, decimals: number): string {
+  if (Math.abs(value) >= 10 ** COMPACT_DIGITS) {
+    const [mantissa = '', exponent = ''] = value.toExponential(COMPACT_DIGITS - 1).split('e')
+    return `${mantissa.replace(/\.?0+$/, '').replace('-', '−')}e${Number(exponent)}`
+  }
   const text = value.toFixed(decimals)
   return groupDigits(/^-0(\.0*)?$/.test(text) ? text.slice(1) : text)
 }

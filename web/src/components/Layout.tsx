@@ -97,7 +97,19 @@ export function Layout({ children }: { children: ComponentChildren }) {
   const { path, route } = useLocation()
   const [menuOpen, setMenuOpen] = useState(false)
   useShortcuts(route)
+  const menuButton = useRef<HTMLButtonElement>(null)
   useEffect(() => setMenuOpen(false), [path])
+  // Escape closes the open menu and puts focus back on its button.
+  useEffect(() => {
+    if (!menuOpen) return
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape') return
+      setMenuOpen(false)
+      menuButton.current?.focus()
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [menuOpen])
   const status = authStatus.value
 
   return (
@@ -107,6 +119,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
       </a>
       <header class="topbar">
         <button
+          ref={menuButton}
           type="button"
           class="menu-button"
           aria-expanded={menuOpen}

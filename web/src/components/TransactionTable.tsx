@@ -1,7 +1,8 @@
 // Rows of transactions, as a table on a wide screen and as stacked cards on a
 // phone (CSS only). Used by the transaction list and an account's page.
+import { useEffect } from 'preact/hooks'
 import type { Result } from '../api/client.js'
-import { accounts } from '../stores/accounts.js'
+import { accounts, refreshForUnknown } from '../stores/accounts.js'
 import { Money } from './Money.js'
 
 export type Transaction = Result<'GET /transactions/:id'>
@@ -38,6 +39,7 @@ export function TransactionTable({
   showAccount?: boolean
 }) {
   const byId = accounts.value
+  useEffect(() => refreshForUnknown(transactions.map((t) => t.account_id)), [transactions])
   return (
     <table class="rows transactions">
       <thead>

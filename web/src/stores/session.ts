@@ -52,8 +52,13 @@ export async function signIn(token: string): Promise<string | null> {
   tokenStore.set(token.trim())
   await refreshAuth()
   if (authStatus.value?.authenticated) return null
+  // Why this token was refused, before the check with the previous one clears it:
+  // a 429 (too many failed attempts from this address) says so and how long to
+  // wait; the token itself may well be right.
+  const refused = authError.value
   tokenStore.set(previous)
   await refreshAuth()
+  if (refused && refused.status !== 401) return refused.detail
   return (
     authError.value?.detail ??
     'The service did not accept it: it is neither the dashboard token nor a valid API key (API keys can be revoked).'

@@ -34,12 +34,16 @@ const STATE_WORDS: Record<TailState, string> = {
   disabled: 'The event log is off.',
 }
 
+/** While reads fail, the tail is not live: it tries again (useEventTail) until one succeeds. */
+const RECONNECTING = `Reconnecting: the event log could not be read; trying again every ${(POLL_MS * 3) / 1000} s.`
+
 export function EventsPage() {
   const location = useLocation()
   const filters = eventFiltersFrom(location.query)
   const [paused, setPaused] = useState(false)
   const [open, setOpen] = useState<EventEnvelope | null>(null)
   const tail = useEventTail(filters, paused)
+  const reconnecting = tail.error !== null && (tail.state === 'live' || tail.state === 'loading')
   const apply = (next: EventFilters) => location.route(eventsUrl(next), true)
   const filtered = JSON.stringify(filters) !== JSON.stringify(NO_EVENT_FILTERS)
 
@@ -64,9 +68,9 @@ export function EventsPage() {
         </div>
       ) : (
         <>
-          <p class={`tail-state ${tail.state}`}>
+          <p class={`tail-state ${reconnecting ? 'reconnecting' : tail.state}`}>
             <span class="dot" aria-hidden="true" />
-            {STATE_WORDS[tail.state]}
+            {reconnecting ? RECONNECTING : STATE_WORDS[tail.state]}
             {tail.lastChecked ? (
               <span class="hint"> Last checked {tail.lastChecked.toLocaleTimeString()}.</span>
             ) : null}

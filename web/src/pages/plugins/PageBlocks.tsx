@@ -1,18 +1,20 @@
 // A plugin page's blocks (CONTRACT 9), drawn as text only: every value a plugin
 // returns goes into the page as a text node or an attribute Preact escapes,
 // never as markup, so a plugin cannot put script, links or styles on the page.
-// Action buttons and forms hand their id and params to `onAction`.
+// Action buttons and forms hand their id and params to `onAction`, the params
+// as JSON text so that a number field's value is sent as typed.
 import { Fragment } from 'preact'
 import { useState } from 'preact/hooks'
-import type { Body, Result } from '../../api/client.js'
+import type { Result } from '../../api/client.js'
+import { numberNotes } from '../../components/extensions-json.js'
 
 export type PluginPageJson = Result<'GET /plugins/pages/:name'>['page']
 type Block = PluginPageJson['blocks'][number]
 type FormBlock = Extract<Block, { type: 'form' }>
 type Field = FormBlock['fields'][number]
-type Params = NonNullable<Body<'POST /plugins/pages/:name/action'>['params']>
 
-export type RunAction = (id: string, params: Params) => void
+/** Runs an action: its id, and its params as the text of a JSON object. */
+export type RunAction = (id: string, paramsJson: string) => void
 
 /** What a field starts as, in the form's own terms (checkbox state, input text). */
 function initialOf(field: Field): string | boolean {
@@ -21,18 +23,44 @@ function initialOf(field: Field): string | boolean {
   return field.kind === 'select' ? (field.options?.[0] ?? '') : ''
 }
 
-/** The params a form sends: numbers as numbers (an empty one left out), toggles as booleans. */
-function paramsOf(fields: readonly Field[], values: Record<string, string | boolean>): Params {
-  const params: Params = {}
+/** A number field's text as a JSON number literal (`.5` is `0.5`), or null when it is none. */
+function numberLiteral(text: string): string | null {
+  const literal = text.replace(/^(-?)\./, '$10.')
+  return /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(literal) ? literal : null
+}
+
+/**
+ * The params a form sends, as JSON text: toggles as booleans, texts as strings,
+ * and a number as the very literal typed (an empty one left out), never through
+ * Number(), which would round 12345678901234567890 to 12345678901234567000. The
+ * service takes a JSON number and refuses one no double holds exactly, so the
+ * form refuses it first, saying why; 0.10 is sent as typed and read as 0.1.
+ */
+function paramsOf(
+  fields: readonly Field[],
+  values: Record<string, string | boolean>,
+): { json: string } | { error: string } {
+  const members: string[] = []
   for (const field of fields) {
     const value = values[field.name] ?? initialOf(field)
-    if (field.kind === 'toggle') params[field.name] = value === true
+    const key = JSON.stringify(field.name)
+    if (field.kind === 'toggle') members.push(`${key}:${value === true}`)
     else if (field.kind === 'number') {
       const text = String(value).trim()
-      if (text !== '') params[field.name] = Number.isFinite(Number(text)) ? Number(text) : text
-    } else params[field.name] = String(value)
+      if (text === '') continue
+      const literal = numberLiteral(text)
+      if (literal === null) return { error: `${field.label}: "${text}" is not a number.` }
+      if (numberNotes(literal).some((note) => note.storedAs === null)) {
+        return {
+          error:
+            `${field.label}: ${literal} has more digits than a number holds exactly, so the ` +
+            'plugin would get another value. Use fewer significant digits.',
+        }
+      }
+      members.push(`${key}:${literal}`)
+    } else members.push(`${key}:${JSON.stringify(String(value))}`)
   }
-  return params
+  return { json: `{${members.join(',')}}` }
 }
 
 function PageForm({
@@ -49,6 +77,7 @@ function PageForm({
   const [values, setValues] = useState<Record<string, string | boolean>>(() =>
     Object.fromEntries(block.fields.map((f) => [f.name, initialOf(f)])),
   )
+  const [refused, setRefused] = useState<string | null>(null)
   const set = (name: string, value: string | boolean) =>
     setValues((previous) => ({ ...previous, [name]: value }))
   return (
@@ -56,7 +85,10 @@ function PageForm({
       class="card plugin-form"
       onSubmit={(event) => {
         event.preventDefault()
-        onAction(block.id, paramsOf(block.fields, values))
+        const params = paramsOf(block.fields, values)
+        if ('error' in params) return setRefused(params.error)
+        setRefused(null)
+        onAction(block.id, params.json)
       }}
     >
       <div class="form-row">
@@ -115,6 +147,11 @@ function PageForm({
           )
         })}
       </div>
+      {refused ? (
+        <p class="error-note" role="alert">
+          {refused}
+        </p>
+      ) : null}
       <div class="actions">
         <button type="submit" class="primary" disabled={busy}>
           {block.submit_label ?? 'Submit'}
@@ -202,7 +239,7 @@ function PageBlock({
               key={action.id}
               class={action.style === 'secondary' ? undefined : action.style}
               disabled={busy}
-              onClick={() => onAction(action.id, action.params ?? {})}
+              onClick={() => onAction(action.id, JSON.stringify(action.params ?? {}))}
             >
               {action.label}
             </button>

@@ -40,9 +40,11 @@ function Rendered({
   const [busy, setBusy] = useState(false)
 
   const page = next?.page ?? rendered.data?.page ?? null
-  const run: RunAction = (id, params) => {
+  const run: RunAction = (id, paramsJson) => {
     setBusy(true)
-    api('POST /plugins/pages/:name/action', { params: { name }, body: { id, params } })
+    // The params' own text (PageBlocks paramsOf): a number goes as typed.
+    const rawBody = `{"id":${JSON.stringify(id)},"params":${paramsJson}}`
+    api('POST /plugins/pages/:name/action', { params: { name }, rawBody })
       .then((answer) => {
         setNext((previous) => ({ page: answer.page, turn: (previous?.turn ?? 0) + 1 }))
         setActionError(null)

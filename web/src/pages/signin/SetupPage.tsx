@@ -1,6 +1,7 @@
 // First run: no dashboard token exists yet (CONTRACT 3b). Reading and writing
 // work without one; admin features (webhooks, API keys, credentials, settings)
 // need one. From the machine itself the dashboard can create it.
+import { useLocation } from 'preact-iso'
 import { useState } from 'preact/hooks'
 import { api, ApiError, tokenStore } from '../../api/client.js'
 import { CopyButton } from '../../components/CopyButton.js'
@@ -10,6 +11,7 @@ import { authStatus, refreshAuth } from '../../stores/session.js'
 
 export function SetupPage() {
   const status = authStatus.value
+  const { route } = useLocation()
   const [pasted, setPasted] = useState('')
   const [created, setCreated] = useState<string | null>(null)
   const [error, setError] = useState<ApiError | null>(null)
@@ -20,6 +22,9 @@ export function SetupPage() {
       tokenStore.set(result.token)
       setCreated(result.token)
       setError(null)
+      // Signed in with it from now on: what the page shows (the badge, the
+      // admin pages) follows at once, not after Continue.
+      await refreshAuth()
     } catch (failure) {
       setError(toApiError(failure))
     }
@@ -36,7 +41,7 @@ export function SetupPage() {
         <p class="secret">
           <code>{created}</code> <CopyButton value={created} />
         </p>
-        <button type="button" class="primary" onClick={() => void refreshAuth()}>
+        <button type="button" class="primary" onClick={() => route('/transactions')}>
           Continue
         </button>
       </section>

@@ -7,7 +7,7 @@ import { api, ApiError, type Result } from '../../api/client.js'
 import { DateRange } from '../../components/DateRange.js'
 import { ErrorNote } from '../../components/ErrorNote.js'
 import { IfWrite } from '../../components/Guard.js'
-import { FIRST_PAGE, Pager, type PagerState } from '../../components/Pager.js'
+import { Pager, type PagerState } from '../../components/Pager.js'
 import { QueryInput } from '../../components/QueryInput.js'
 import { TransactionTable } from '../../components/TransactionTable.js'
 import { useApi } from '../../components/useApi.js'
@@ -18,9 +18,11 @@ import {
   hasFilters,
   NO_FILTERS,
   orderFrom,
+  pagerFrom,
   searchText,
   urlFor,
   withOrder,
+  withPager,
   type ListFilters,
   type ListOrder,
 } from './query-url.js'
@@ -202,16 +204,19 @@ export function TransactionsPage() {
   const filters = filtersFrom(location.query)
   const order = orderFrom(location.query)
   const [draft, setDraft] = useState(filters.q)
-  const [pager, setPager] = useState<PagerState>(FIRST_PAGE)
-  // A cursor continues only its own order: a new order starts at the first page.
+  // The page is in the address too, so Back (from a transaction) and a reload
+  // return to it. New filters or a new order start at the first page: their
+  // addresses carry no cursor (a cursor continues only its own list and order).
+  const pager = pagerFrom(location.query)
   const key = JSON.stringify([filters, order])
 
   useEffect(() => void loadAccounts().catch(() => undefined), [])
   useEffect(() => setDraft(filters.q), [filters.q])
-  useEffect(() => setPager(FIRST_PAGE), [key])
 
   const apply = (next: ListFilters) => location.route(withOrder(urlFor(next), order), true)
   const sortBy = (next: ListOrder) => location.route(withOrder(urlFor(filters), next), true)
+  const setPager = (next: PagerState) =>
+    location.route(withPager(withOrder(urlFor(filters), order), next), true)
   // Search as the person types, a moment after they pause.
   useEffect(() => {
     if (draft === filters.q) return
@@ -261,7 +266,8 @@ export function TransactionsPage() {
       {page.error && !queryError ? (
         <ErrorNote error={page.error} context="Could not load transactions" />
       ) : null}
-      {page.data ? (
+      {/* Rows under a refused query would read as its matches: none are shown. */}
+      {page.data && !queryError ? (
         <div class={page.loading ? 'loading-fade' : undefined} aria-busy={page.loading}>
           <div class="list-head">
             <SortOrder order={order} onChange={sortBy} />

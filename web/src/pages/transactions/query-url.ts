@@ -1,5 +1,7 @@
 // The transaction list's filters live in the address bar (?q=&since=…), so a
-// view can be bookmarked, shared, and reached again with the back button.
+// view can be bookmarked, shared, and reached again with the back button; so
+// does the page of the list it shows (?cursor=&prev=).
+import { FIRST_PAGE, type PagerState } from '../../components/Pager.js'
 
 export interface ListFilters {
   q: string
@@ -85,4 +87,26 @@ export function orderFrom(query: Record<string, string>): ListOrder {
 /** `url` (of urlFor) with the order, when it is not the default. */
 export function withOrder(url: string, order: ListOrder): string {
   return order === 'desc' ? url : `${url}${url.includes('?') ? '&' : '?'}order=asc`
+}
+
+/**
+ * The page shown: `cursor` is its cursor, `prev` the cursors of the pages
+ * before it joined by `.` (a cursor is base64url, so it holds none), the first
+ * page's being empty. A link with a cursor and no `prev` reads as page 2.
+ */
+export function pagerFrom(query: Record<string, string>): PagerState {
+  const cursor = query.cursor ?? ''
+  if (cursor === '') return FIRST_PAGE
+  const previous = (query.prev ?? '').split('.').map((c) => (c === '' ? null : c))
+  return { previous, cursor }
+}
+
+/** `url` with the page shown, when it is not the first (the first page's address stays bare). */
+export function withPager(url: string, pager: PagerState): string {
+  if (pager.cursor === null) return url
+  const search = new URLSearchParams({
+    cursor: pager.cursor,
+    prev: pager.previous.map((c) => c ?? '').join('.'),
+  })
+  return `${url}${url.includes('?') ? '&' : '?'}${search.toString()}`
 }
