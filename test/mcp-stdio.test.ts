@@ -445,7 +445,7 @@ test('requests piped in are all answered before coffer mcp exits; a line too lon
   const answers = out.stdout
     .split('\n')
     .filter(Boolean)
-    .map((text) => JSON.parse(text) as Json)
+    .map((text) => JSON.parse(text))
   const byId = new Map(answers.map((answer) => [answer.id, answer]))
   for (let id = 1; id <= 50; id++) {
     assert.equal(byId.get(id)?.result?.structuredContent?.name, `piped ${id}`, `answer ${id}`)
