@@ -670,6 +670,62 @@ test('a count the database cannot decide stops at its budget and says so', async
   assert.equal(plans.sql, 1)
 })
 
+test('an OR of many alternatives, and an AND of many NOTs, are decided by the database', async (t) => {
+  const app = await startTestApp(t)
+  const ctx = app.ctx
+  // A word per row out of 120, so that each term of the queries below holds rows.
+  const word = (i: number) => `mk${String(i).padStart(3, '0')}`
+  const rows = 600
+  await ctx.ledger.mutate((uow) =>
+    ingestBatchInUnit(uow, {
+      source: 'csv',
+      organizations: [{ id: 'csv:bank', name: 'Bank' }],
+      accounts: [
+        { id: 'csv:shop', org_id: 'csv:bank', name: 'Shops', currency: 'EUR', balance: '0' },
+      ],
+      transactions: Array.from({ length: rows }, (_, i) => ({
+        id: `csv:shop${i}`,
+        account_id: 'csv:shop',
+        amount: `-${1 + (i % 50)}.25`,
+        date: `2024-02-${String(1 + (i % 28)).padStart(2, '0')}T08:00:00Z`,
+        description: `shop ${word(i % 120)}`,
+        payee: null,
+        memo: null,
+        pending: false,
+      })),
+    }),
+  )
+  if (ENGINE === 'sqlite') await indexAllQueuedDocuments(ctx.ledger)
+  const plans: Record<SearchPlan, number> = { sql: 0, matcher: 0 }
+  const search = observedSearch(ctx, plans)
+  const subjects = await loadSubjects(
+    ctx.db.kysely,
+    await ctx.db.kysely.selectFrom('transactions').selectAll().execute(),
+  )
+  const terms = (n: number) => Array.from({ length: n }, (_, i) => word(i * 3))
+  // Past 32 alternatives (one union's group), up to the parser's 100 terms.
+  for (const q of [
+    terms(40).join(' OR '),
+    terms(100).join(' OR '),
+    terms(40)
+      .map((w) => `-${w}`)
+      .join(' '),
+    `shop ${terms(99)
+      .map((w) => `-${w}`)
+      .join(' ')}`,
+    `(${terms(50).join(' OR ')}) -${word(3)}`,
+  ]) {
+    const parsed = parseQuery(q)
+    const expected = subjects.filter((s) => matches(parsed, s)).length
+    assert.ok(expected > 0 && expected < rows, `${q.slice(0, 40)}…: ${expected} rows`)
+    const before = plans.sql
+    const page = await search({ q, limit: 10 })
+    assert.equal(page.total, expected, q.slice(0, 60))
+    assert.equal(page.total_is_lower_bound, false)
+    assert.equal(plans.sql, before + 1, `${q.slice(0, 40)}… was not decided in SQL`)
+  }
+})
+
 test(
   'PostgreSQL connections run without JIT (a large search spent longer compiling than running)',
   { skip: ENGINE === 'postgres' ? false : 'PostgreSQL only' },

@@ -18,6 +18,7 @@ import type { DbExecutor } from '../db/schema.js'
 import type { Bound, Interval, QueryNode } from './ast.js'
 import { MAX_QUERY_TERMS } from './parse.js'
 import { COMPARE_DECIMAL_SQL } from '../db/connect.js'
+import { chunksOf } from '../db/bulk.js'
 import { inList } from '../db/in-list.js'
 import { rowHashIdNumbers } from './row-hash-ids.js'
 
@@ -106,13 +107,24 @@ const EVERY_ROW: Narrowing = { where: null, exact: false }
 const MAX_ARMS = 16
 
 /**
- * The most alternatives of one OR that are narrowed in SQL. A wider OR lets
- * every row through to the matcher (correct, only slower): its union of id
- * sets would pass SQLite's limit of 500 terms in a compound SELECT (a free-text
- * term is three), and its OR would deepen the expression tree. The parser's
- * bound on terms (parse.ts) keeps everything else well inside the limits.
+ * The most id sets of an OR united in one compound SELECT: a wider OR unites
+ * groups of this many, each a subquery of its own, so that no compound passes
+ * SQLite's limit of 500 terms (a free-text term is up to five). The parser's
+ * bound on terms (parse.ts) keeps the rest (the groups, the expression tree)
+ * well inside the limits.
  */
 export const MAX_NARROWED_ALTERNATIVES = 32
+
+/** One union of id sets, in groups of MAX_NARROWED_ALTERNATIVES past that many. */
+function unionOf(sets: RawBuilder<unknown>[]): RawBuilder<unknown> {
+  const union = (items: RawBuilder<unknown>[]) => sql.join(items, sql` union `)
+  if (sets.length <= MAX_NARROWED_ALTERNATIVES) return union(sets)
+  return union(
+    [...chunksOf(sets, MAX_NARROWED_ALTERNATIVES)].map(
+      (group, i) => sql`select * from (${union(group)}) as ${sql.raw(`id_group${i}`)}`,
+    ),
+  )
+}
 
 /**
  * A query with more terms than the parser allows a client (only a rule stored
@@ -262,7 +274,6 @@ export class Narrower {
         )
       }
       case 'or': {
-        if (node.items.length > MAX_NARROWED_ALTERNATIVES) return EVERY_ROW
         const parts = node.items.map((item) => this.narrow(item))
         const exact = parts.every((p) => p.exact)
         // One branch that cannot narrow lets every row through.
@@ -274,10 +285,7 @@ export class Narrower {
         if (parts.every((p) => p.ids))
           return this.withArms(
             this.idsIn(
-              sql.join(
-                parts.map((p) => p.ids!),
-                sql` union `,
-              ),
+              unionOf(parts.map((p) => p.ids!)),
               exact,
               parts.every((p) => p.correlated) ? or(parts.map((p) => p.correlated!)) : undefined,
             ),
