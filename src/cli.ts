@@ -40,7 +40,61 @@ Options:
   --help           Show this help
   --version        Show the version
 
-Every key section.key can also be set with SERVICE_<SECTION>_<KEY>.`
+Every key section.key can also be set with SERVICE_<SECTION>_<KEY>.
+\`coffer <command> --help\` (or \`coffer help <command>\`) describes one command.`
+
+const CONFIG_OPTION = `Options:
+  --config <path>  TOML configuration (default: $COFFER_CONFIG, else ./coffer.toml
+                   when it exists)
+  --help           Show this help`
+
+/**
+ * The usage of each command that main() parses itself (export, backup and
+ * restore print their own): \`coffer <command> --help\`, and the text that
+ * follows the command's usage errors.
+ */
+const COMMAND_HELP: Record<string, string> = {
+  serve: `Usage: coffer serve [--config <path>]
+
+Runs the HTTP server: REST, SSE, /mcp, the dashboard, the scheduler and the
+webhooks. Applies database migrations first, logs "listening on http://…", and
+stops gracefully on SIGINT or SIGTERM.
+
+${CONFIG_OPTION}`,
+  sync: `Usage: coffer sync [--config <path>]
+
+Runs one sync of every configured source (trigger "cli"), prints a summary on
+stdout, and exits 1 if the sync failed.
+
+${CONFIG_OPTION}`,
+  mcp: `Usage: coffer mcp [--config <path>]
+
+Serves MCP over stdio, one JSON-RPC message per line, until its input closes;
+logs go to stderr.
+
+${CONFIG_OPTION}`,
+  migrate: `Usage: coffer migrate [--config <path>]
+
+Applies the database migrations and exits.
+
+${CONFIG_OPTION}`,
+  token: `Usage: coffer token
+
+Prints a freshly generated dashboard token, to put in dashboard.token.`,
+  healthcheck: `Usage: coffer healthcheck [--config <path>]
+
+Exits 0 when GET /readyz at server.addr answers 200, else 1 with a one-line
+reason.
+
+${CONFIG_OPTION}`,
+}
+
+/** The usage shown for \`command\`: its own, or the program's when there is none. */
+function usageOf(command: string | undefined): string {
+  return (
+    (command !== undefined && Object.hasOwn(COMMAND_HELP, command) && COMMAND_HELP[command]) || HELP
+  )
+}
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
@@ -204,24 +258,35 @@ async function main(argv: string[]): Promise<number> {
     const { runBackupCli } = await import('./cli/backup.js')
     return runBackupCli(first, argv, readConfig)
   }
+  const known = first !== undefined && Object.hasOwn(COMMAND_HELP, first)
   const { values, positionals } = parseCommandLine(
-    'coffer',
+    known ? `coffer ${first}` : 'coffer',
     { args: argv, options, allowPositionals: true },
-    HELP,
+    usageOf(first),
   )
   if (values.version) {
     console.log(version())
     return 0
   }
   const command = positionals[0]
+  if (command === 'help' && positionals.length === 2) {
+    // `coffer help <command>`: as `coffer <command> --help`.
+    return main([positionals[1]!, '--help'])
+  }
+  if (command !== undefined && command !== 'help' && !Object.hasOwn(COMMAND_HELP, command)) {
+    throw new UsageError(`coffer: unknown command "${command}"`, HELP)
+  }
   if (values.help || command === undefined || command === 'help') {
-    console.log(HELP)
+    console.log(usageOf(command))
     return command === undefined && !values.help ? 2 : 0
   }
   // No command takes an argument besides its options (export, backup and restore
   // read their own above).
   if (positionals.length > 1) {
-    throw new UsageError(`coffer ${command}: unexpected argument "${positionals[1]}"`, HELP)
+    throw new UsageError(
+      `coffer ${command}: unexpected argument "${positionals[1]}"`,
+      usageOf(command),
+    )
   }
   switch (command) {
     case 'token':

@@ -264,7 +264,7 @@ test('--version prints the package version', async () => {
 })
 
 test('--help lists the commands and exits 0', async () => {
-  for (const args of [['--help'], ['-h'], ['serve', '--help']]) {
+  for (const args of [['--help'], ['-h'], ['help']]) {
     const r = await run(args)
     assert.equal(r.code, 0, r.stderr)
     for (const command of ['serve', 'sync', 'mcp', 'migrate', 'token']) {
@@ -272,6 +272,23 @@ test('--help lists the commands and exits 0', async () => {
     }
     assert.match(r.stdout, /--config <path>/)
   }
+})
+
+test('each command describes itself: coffer <command> --help, coffer help <command>', async () => {
+  const commands = ['serve', 'sync', 'mcp', 'migrate', 'token', 'healthcheck', 'export', 'backup']
+  const answers = await Promise.all(
+    commands.flatMap((command) => [run([command, '--help']), run(['help', command])]),
+  )
+  for (const [i, command] of commands.entries()) {
+    for (const r of answers.slice(2 * i, 2 * i + 2)) {
+      assert.equal(r.code, 0, `${command}: ${r.stderr}`)
+      assert.match(r.stdout, new RegExp(`^Usage: coffer ${command}`), command)
+      assert.doesNotMatch(r.stdout, /^Commands:/m, `${command} printed the program's help`)
+    }
+  }
+  const unknown = await run(['help', 'frobnicate'])
+  assert.equal(unknown.code, 2)
+  assert.match(unknown.stderr, /^coffer: unknown command "frobnicate"\n/)
 })
 
 test('no command prints the usage and exits non-zero', async () => {
@@ -294,11 +311,12 @@ test('a usage error (an unknown command or option, an extra argument) exits 2 an
     [['frobnicate'], /^coffer: unknown command "frobnicate"\n/, /Usage: coffer <command>/],
     [
       ['serve', '--frobnicate'],
-      /^coffer: Unknown option '--frobnicate'/,
-      /Usage: coffer <command>/,
+      /^coffer serve: Unknown option '--frobnicate'/,
+      /Usage: coffer serve \[--config <path>\]/,
     ],
-    [['token', 'extra'], /^coffer token: unexpected argument "extra"\n/, /Usage: coffer <command>/],
-    [['migrate', 'now'], /^coffer migrate: unexpected argument "now"\n/, /Usage: coffer <command>/],
+    [['--bogus'], /^coffer: Unknown option '--bogus'/, /Usage: coffer <command>/],
+    [['token', 'extra'], /^coffer token: unexpected argument "extra"\n/, /Usage: coffer token/],
+    [['migrate', 'now'], /^coffer migrate: unexpected argument "now"\n/, /Usage: coffer migrate/],
     [
       ['export', '--format', 'csv', '--bogus'],
       /^coffer export: Unknown option '--bogus'/,
