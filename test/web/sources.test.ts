@@ -113,7 +113,11 @@ test('ethereum addresses: add one, the configured one stays, remove the added on
   await card.getByRole('button', { name: 'Add address' }).click()
   const refusal = card.getByRole('alert')
   await refusal.waitFor()
-  assert.match((await refusal.textContent()) ?? '', /0x followed by 40 hexadecimal characters/)
+  const reason = (await refusal.textContent()) ?? ''
+  assert.match(reason, /0x followed by 40 hexadecimal characters/)
+  // In the form's words: the field as labelled, not the API's body field (`token`).
+  assert.match(reason, /Address to watch: must be an address/)
+  assert.doesNotMatch(reason, /\btoken\b/)
 
   await field.fill(ADDED_ADDRESS)
   await card.getByRole('button', { name: 'Add address' }).click()

@@ -29,12 +29,16 @@ test('update: the checked release, a refused install explained, a read key witho
   const feed = await startFeed(t)
   const release = await buildRelease('99.0.0')
   feed.publish({ version: '99.0.0', release, sha256: 'cd'.repeat(32) })
-  const server = await serve(t, {
+  const settingsOf = (allowApply: string) => ({
     SERVICE_DASHBOARD_TOKEN: TOKEN,
     SERVICE_UPDATE_CHECK: 'true',
-    SERVICE_UPDATE_ALLOW_APPLY: 'true',
+    SERVICE_UPDATE_ALLOW_APPLY: allowApply,
     SERVICE_UPDATE_URL: feed.url,
   })
+  const [server, checkOnly] = await Promise.all([
+    serve(t, settingsOf('true')),
+    serve(t, settingsOf('false')),
+  ])
   const version = (
     JSON.parse(readFileSync(join(CHECKOUT, 'package.json'), 'utf8')) as { version: string }
   ).version
@@ -80,4 +84,14 @@ test('update: the checked release, a refused install explained, a read key witho
   const button = reader.page.getByRole('button', { name: 'Install 99.0.0' })
   assert.equal(await button.isDisabled(), true)
   await reader.page.getByText(/Cannot install here:/).waitFor()
+
+  // Where installing is off, the page says so, and which key turns it on (the
+  // same service checked its feed meanwhile).
+  const admin = await openDashboard(t, checkOnly, { token: TOKEN })
+  await admin.goto('/update')
+  await admin.page.getByText('Version 99.0.0 is available.').waitFor()
+  assert.equal(await admin.page.getByRole('button', { name: 'Install 99.0.0' }).isDisabled(), true)
+  await admin.page
+    .getByText('Cannot install here: installing is off: turn on update.allow_apply in Settings.')
+    .waitFor()
 })

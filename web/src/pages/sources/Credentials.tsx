@@ -212,7 +212,11 @@ function PutCredential({
       <p class="hint" id={`${id}-hint`}>
         {words.hint}
       </p>
-      <ErrorNote error={error} context={`Could not save the ${words.label.toLowerCase()}`} />
+      <ErrorNote
+        error={error}
+        context={`Could not save the ${words.label.toLowerCase()}`}
+        fieldNames={{ token: words.label }}
+      />
     </form>
   )
 }

@@ -50,15 +50,32 @@ function Off() {
   )
 }
 
+/**
+ * Why this page cannot install the release, in words: no dashboard token, or
+ * (`can_apply` false) update.allow_apply as the settings hold it, else no build
+ * for this platform. Null when it can.
+ */
+function useInstallBlocker(status: Enabled): string | null {
+  const admin = adminBlocked.value
+  const asks = admin === null && !status.can_apply
+  const settings = useApi(
+    (signal) => (asks ? api('GET /settings', { signal }) : Promise.resolve(null)),
+    [asks],
+  )
+  if (admin !== null) return admin
+  if (status.can_apply) return null
+  const allow = settings.data?.settings.find((setting) => setting.key === 'update.allow_apply')
+  if (!allow)
+    return 'installing is off (update.allow_apply) or the release has no build for this platform'
+  if (allow.value !== true) return 'installing is off: turn on update.allow_apply in Settings'
+  if (allow.restart_required) return 'update.allow_apply is on from the next restart'
+  return 'the release has no build for this platform'
+}
+
 function Status({ status, onApplied }: { status: Enabled; onApplied: () => void }) {
   const [confirming, setConfirming] = useState(false)
   const [installing, setInstalling] = useState(false)
-  const admin = adminBlocked.value
-  const why =
-    admin ??
-    (status.can_apply
-      ? null
-      : 'installing is off (update.allow_apply) or the release has no build for this platform')
+  const why = useInstallBlocker(status)
   return (
     <div class="card stack">
       <dl class="kv">
