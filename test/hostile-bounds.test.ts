@@ -2,8 +2,8 @@
 // queries"; docs/decisions.md "Bounded input"): JSON nested deeper than 64
 // levels and queries of more than 100 terms are refused with a 400 naming the
 // limit at every door (REST, MCP over HTTP, the MCP stdio guard), on either
-// engine, and leave the ledger as it was; an OR too wide to narrow in SQL is
-// decided by the matcher instead of failing.
+// engine, and leave the ledger as it was; an OR wider than one union of id sets
+// (32) is narrowed in groups and answers as the matcher does.
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
 import pino from 'pino'
@@ -217,7 +217,7 @@ test('a query of more than 100 terms, or nested more than 100 deep, is a 400 nam
   assert.deepEqual(await ledgerState(app, latte), before)
 })
 
-test('an OR too wide to narrow in SQL is decided by the matcher, with the same answer', async (t) => {
+test('an OR wider than one union of id sets answers as the matcher does, negated too', async (t) => {
   const { app, latte, rent } = await setup(t)
   const search = async (q: string) =>
     (
@@ -226,7 +226,7 @@ test('an OR too wide to narrow in SQL is decided by the matcher, with the same a
   for (const count of [31, 33, 64, 99]) {
     assert.deepEqual(await search(terms(count, '|', 'latte')), [latte], `${count} free-text terms`)
     assert.deepEqual(await search(`${terms(count, ' OR ', 'landlord')} OR latte`), [latte, rent])
-    // Negated, an inexact OR cannot narrow; the matcher still decides.
+    // Negated: the count is every row less the OR's.
     assert.deepEqual(await search(`NOT (${terms(count, '|', 'latte')})`), [rent])
     assert.deepEqual(await search(`-(${terms(count, '|', 'amount:-4.50')})`), [rent])
   }
