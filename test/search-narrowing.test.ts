@@ -596,30 +596,42 @@ test('narrowed search returns exactly what the matcher returns over every row', 
   assert.ok(plans.sql - sqlBefore > 50, 'queued documents kept searches out of SQL')
 })
 
-test('a count the database cannot decide stops at its budget and says so', async (t) => {
-  const app = await startTestApp(t)
-  const ctx = app.ctx
-  // More rows than one step of the stream (500 candidates), half of them a match.
-  const rows = 1500
+/** `count` rows of one CSV account named `account`, in January 2024; `row` gives each its amount and description. */
+async function importRows(
+  ctx: ServiceContext,
+  account: string,
+  count: number,
+  row: (i: number) => { amount: string; description: string },
+): Promise<void> {
   await ctx.ledger.mutate((uow) =>
     ingestBatchInUnit(uow, {
       source: 'csv',
       organizations: [{ id: 'csv:bank', name: 'Bank' }],
       accounts: [
-        { id: 'csv:cafe', org_id: 'csv:bank', name: 'Cafés', currency: 'EUR', balance: '0' },
+        { id: 'csv:account', org_id: 'csv:bank', name: account, currency: 'EUR', balance: '0' },
       ],
-      transactions: Array.from({ length: rows }, (_, i) => ({
-        id: `csv:cafe${i}`,
-        account_id: 'csv:cafe',
-        amount: '-3.50',
+      transactions: Array.from({ length: count }, (_, i) => ({
+        id: `csv:row${i}`,
+        account_id: 'csv:account',
         date: `2024-01-${String(1 + (i % 28)).padStart(2, '0')}T08:00:00Z`,
-        description: i % 2 === 0 ? `café crème ${i}` : `tea ${i}`,
         payee: null,
         memo: null,
         pending: false,
+        ...row(i),
       })),
     }),
   )
+}
+
+test('a count the database cannot decide stops at its budget and says so', async (t) => {
+  const app = await startTestApp(t)
+  const ctx = app.ctx
+  // More rows than one step of the stream (500 candidates), half of them a match.
+  const rows = 1500
+  await importRows(ctx, 'Cafés', rows, (i) => ({
+    amount: '-3.50',
+    description: i % 2 === 0 ? `café crème ${i}` : `tea ${i}`,
+  }))
   const plans: Record<SearchPlan, number> = { sql: 0, matcher: 0 }
   const budgeted = (input: Parameters<typeof searchWith>[1], countBudget: number) =>
     searchWith(
@@ -676,25 +688,10 @@ test('an OR of many alternatives, and an AND of many NOTs, are decided by the da
   // A word per row out of 120, so that each term of the queries below holds rows.
   const word = (i: number) => `mk${String(i).padStart(3, '0')}`
   const rows = 600
-  await ctx.ledger.mutate((uow) =>
-    ingestBatchInUnit(uow, {
-      source: 'csv',
-      organizations: [{ id: 'csv:bank', name: 'Bank' }],
-      accounts: [
-        { id: 'csv:shop', org_id: 'csv:bank', name: 'Shops', currency: 'EUR', balance: '0' },
-      ],
-      transactions: Array.from({ length: rows }, (_, i) => ({
-        id: `csv:shop${i}`,
-        account_id: 'csv:shop',
-        amount: `-${1 + (i % 50)}.25`,
-        date: `2024-02-${String(1 + (i % 28)).padStart(2, '0')}T08:00:00Z`,
-        description: `shop ${word(i % 120)}`,
-        payee: null,
-        memo: null,
-        pending: false,
-      })),
-    }),
-  )
+  await importRows(ctx, 'Shops', rows, (i) => ({
+    amount: `-${1 + (i % 50)}.25`,
+    description: `shop ${word(i % 120)}`,
+  }))
   if (ENGINE === 'sqlite') await indexAllQueuedDocuments(ctx.ledger)
   const plans: Record<SearchPlan, number> = { sql: 0, matcher: 0 }
   const search = observedSearch(ctx, plans)
