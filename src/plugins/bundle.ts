@@ -4,7 +4,7 @@
 // else (a package, a file outside the folder) is refused at load, naming it; a
 // dynamic import() is left as written, and fails in the sandbox.
 import { resolve, sep } from 'node:path'
-import { build, type Plugin as EsbuildPlugin } from 'esbuild'
+import type { Plugin as EsbuildPlugin } from 'esbuild'
 
 export const BUNDLE_MAX_BYTES = 5 * 1024 * 1024
 
@@ -38,6 +38,8 @@ function confinedTo(dir: string): EsbuildPlugin {
 /** Bundles `<dir>/<entrypoint>` into one ES module; BundleError says what is wrong. */
 export async function bundlePlugin(dir: string, entrypoint: string): Promise<string> {
   try {
+    // Loaded here: a service without plugins never needs it (it adds to every start).
+    const { build } = await import('esbuild')
     const result = await build({
       entryPoints: [resolve(dir, entrypoint)],
       bundle: true,

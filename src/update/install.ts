@@ -23,7 +23,6 @@ import { join } from 'node:path'
 import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { fileURLToPath } from 'node:url'
-import * as tar from 'tar'
 import { BadGateway, Unprocessable } from '../errors.js'
 import { describeFetchError, type ReleaseAsset } from './feed.js'
 
@@ -140,6 +139,8 @@ export async function unpackRelease(
   // collected instead, and any fails the release once the extraction is over.
   const warnings: string[] = []
   try {
+    // Loaded here, at an update, not at every start.
+    const tar = await import('tar')
     await tar.x({
       file: tarball,
       cwd: dir,
