@@ -50,7 +50,7 @@ const CONFIG_OPTION = `Options:
 
 /**
  * The usage of each command that main() parses itself (export, backup and
- * restore print their own): \`coffer <command> --help\`, and the text that
+ * restore print their own): `coffer <command> --help`, and the text that
  * follows the command's usage errors.
  */
 const COMMAND_HELP: Record<string, string> = {
@@ -89,11 +89,14 @@ reason.
 ${CONFIG_OPTION}`,
 }
 
-/** The usage shown for \`command\`: its own, or the program's when there is none. */
+/** Whether main() runs `name` itself (export, backup and restore parse their own). */
+function isCommand(name: string | undefined): boolean {
+  return name !== undefined && Object.hasOwn(COMMAND_HELP, name)
+}
+
+/** The usage shown for `command`: its own, or the program's when there is none. */
 function usageOf(command: string | undefined): string {
-  return (
-    (command !== undefined && Object.hasOwn(COMMAND_HELP, command) && COMMAND_HELP[command]) || HELP
-  )
+  return (isCommand(command) && COMMAND_HELP[command!]) || HELP
 }
 
 function version(): string {
@@ -258,9 +261,8 @@ async function main(argv: string[]): Promise<number> {
     const { runBackupCli } = await import('./cli/backup.js')
     return runBackupCli(first, argv, readConfig)
   }
-  const known = first !== undefined && Object.hasOwn(COMMAND_HELP, first)
   const { values, positionals } = parseCommandLine(
-    known ? `coffer ${first}` : 'coffer',
+    isCommand(first) ? `coffer ${first}` : 'coffer',
     { args: argv, options, allowPositionals: true },
     usageOf(first),
   )
@@ -273,7 +275,7 @@ async function main(argv: string[]): Promise<number> {
     // `coffer help <command>`: as `coffer <command> --help`.
     return main([positionals[1]!, '--help'])
   }
-  if (command !== undefined && command !== 'help' && !Object.hasOwn(COMMAND_HELP, command)) {
+  if (command !== undefined && command !== 'help' && !isCommand(command)) {
     throw new UsageError(`coffer: unknown command "${command}"`, HELP)
   }
   if (values.help || command === undefined || command === 'help') {

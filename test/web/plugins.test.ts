@@ -54,6 +54,16 @@ function pluginsDir(t: TestContext, plugins: Record<string, PluginFiles>): strin
   return dir
 }
 
+/** `coffer serve` on `dir` with plugin `name` enabled, and the dashboard signed in at `path`. */
+async function withPluginEnabled(t: TestContext, dir: string, name: string, path: string) {
+  const server = await serve(t, { SERVICE_DASHBOARD_TOKEN: TOKEN, SERVICE_PLUGINS_DIR: dir })
+  const enabled = await server.request('POST', `/api/v1/plugins/${name}/enable`, { token: TOKEN })
+  assert.equal(enabled.status, 200, enabled.text)
+  const dash = await openDashboard(t, server, { token: TOKEN })
+  await dash.goto(path)
+  return { server, dash }
+}
+
 test('plugins: enable from the list, grants, network log, a page with a form, a broken page, remove', async (t) => {
   const dir = pluginsDir(t, {
     stats: {
@@ -70,13 +80,8 @@ test('plugins: enable from the list, grants, network log, a page with a form, a 
       extra: '[net]\nallow = ["api.example.com"]\n',
     },
   })
-  const server = await serve(t, { SERVICE_DASHBOARD_TOKEN: TOKEN, SERVICE_PLUGINS_DIR: dir })
-  const enabled = await server.request('POST', '/api/v1/plugins/broken/enable', { token: TOKEN })
-  assert.equal(enabled.status, 200, enabled.text)
-
-  const dash = await openDashboard(t, server, { token: TOKEN })
+  const { server, dash } = await withPluginEnabled(t, dir, 'broken', '/plugins')
   const { page } = dash
-  await dash.goto('/plugins')
   await page.getByRole('heading', { name: 'Plugins', level: 1 }).waitFor()
   const card = (name: string) => page.getByRole('article', { name })
 
@@ -205,12 +210,8 @@ test('a plugin form sends a number as typed, and refuses one a double cannot hol
   const dir = pluginsDir(t, {
     echo: { hooks: ['onPageRender', 'onPageAction'], capabilities: ['ui:page'], code: ECHO },
   })
-  const server = await serve(t, { SERVICE_DASHBOARD_TOKEN: TOKEN, SERVICE_PLUGINS_DIR: dir })
-  const enabled = await server.request('POST', '/api/v1/plugins/echo/enable', { token: TOKEN })
-  assert.equal(enabled.status, 200, enabled.text)
-  const dash = await openDashboard(t, server, { token: TOKEN })
+  const { dash } = await withPluginEnabled(t, dir, 'echo', '/ext/echo')
   const { page } = dash
-  await dash.goto('/ext/echo')
   await page.getByText('got {}').waitFor()
 
   const send = async (amount: string) => {
