@@ -138,9 +138,13 @@ export async function unpackRelease(
   // writing. Every warning (an absolute or escaping path, a bad entry) is
   // collected instead, and any fails the release once the extraction is over.
   const warnings: string[] = []
+  // Loaded here, at an update, not at every start; outside the try below, since
+  // a package that fails to load is this install's fault, not the release's.
+  const tar = await import('tar').catch(async (error: unknown) => {
+    await rm(dir, { recursive: true, force: true })
+    throw error
+  })
   try {
-    // Loaded here, at an update, not at every start.
-    const tar = await import('tar')
     await tar.x({
       file: tarball,
       cwd: dir,
