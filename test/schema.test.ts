@@ -27,7 +27,7 @@ const IGNORED_TABLES = new Set(['kysely_migration', 'kysely_migration_lock', 'sq
 const SQLITE_ONLY_TABLE = /^(search|summary)_/
 const SQLITE_ONLY_COLUMNS = new Set(['transactions.search_n'])
 const SQLITE_ONLY_INDEXES = new Set([
-  'transactions_amount_real',
+  'transactions_amount_bucket',
   'transactions_date_amount_real',
   'transactions_search_n',
 ])

@@ -24,7 +24,6 @@ const DEFERRABLE = [
   'transaction_versions_key',
   'transactions_account_date',
   'transactions_amount_numeric',
-  'transactions_amount_real',
   'transactions_date',
   'transactions_date_amount_real',
   'transactions_text_trgm',

@@ -23,6 +23,7 @@ import * as m0014 from './migrations/0014-droppable-keys.js'
 import * as m0015 from './migrations/0015-document-numbers.js'
 import * as m0016 from './migrations/0016-transaction-counts.js'
 import * as m0017 from './migrations/0017-transactions-fillfactor.js'
+import * as m0018 from './migrations/0018-amount-buckets.js'
 
 interface MigrationModule {
   up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void>
@@ -46,6 +47,7 @@ const MIGRATIONS: ReadonlyArray<[string, MigrationModule]> = [
   ['0015-document-numbers', m0015],
   ['0016-transaction-counts', m0016],
   ['0017-transactions-fillfactor', m0017],
+  ['0018-amount-buckets', m0018],
 ]
 
 export interface AppliedMigration {

@@ -21,6 +21,7 @@ import { COMPARE_DECIMAL_SQL } from '../db/connect.js'
 import { chunksOf } from '../db/bulk.js'
 import { inList } from '../db/in-list.js'
 import { rowHashIdNumbers } from './row-hash-ids.js'
+import { amountBucketSql } from './amount-bucket.js'
 
 export interface Narrowing {
   /** null: no narrowing (every row passes). */
@@ -544,12 +545,16 @@ export class Narrower {
       }
     }
     // SQLite has no exact decimal. A double decides wherever the amount is
-    // clearly on one side of a bound (the index transactions_amount_real finds
-    // the range); within a band around the bound, far wider than a double's
-    // rounding of any 64-character amount, coffer_compare_decimal (decimal.ts,
-    // the matcher's own comparison) decides. The band's rows are a subquery of
-    // rowids, so that the outer test reads only the double and an index with
-    // it (transactions_date_amount_real) still answers a count alone.
+    // clearly on one side of a bound; within a band around the bound, far
+    // wider than a double's rounding of any 64-character amount,
+    // coffer_compare_decimal (decimal.ts, the matcher's own comparison)
+    // decides. Each test of the double goes with the same test of its bucket
+    // (amount-bucket.ts), which the double's implies, so that the index of
+    // buckets (transactions_amount_bucket) finds the rows and holds the double
+    // to test; a bucket either side is added, so that a rounding of log10 at a
+    // power of ten cannot leave a row out. The band's rows are a subquery of
+    // rowids read from that index first, so that the outer test reads the
+    // index alone and a count never visits the table.
     const real = sql`cast(transactions.amount as real)`
     const parts: RawBuilder<SqlBool>[] = []
     const side = (bound: Bound, above: boolean) => {
@@ -560,11 +565,18 @@ export class Narrower {
       if (!Number.isFinite(v)) return parts.push(exactly(sql`transactions.amount`))
       const slack = (Math.abs(v) + 1) * 1e-9
       const [low, high] = [v - slack, v + slack]
-      const band = sql<SqlBool>`transactions.rowid in (select b.rowid from transactions b where cast(b.amount as real) between ${low} and ${high} and ${exactly(sql`b.amount`)})`
+      const inBand = sql<SqlBool>`${ROW_BUCKET('c')} between ${bucketOf(low)} - 1 and ${bucketOf(high)} + 1 and cast(c.amount as real) between ${low} and ${high}`
+      const band = sql<SqlBool>`transactions.rowid in (select b.rowid from transactions b where b.rowid in (select c.rowid from transactions c where ${inBand}) and ${exactly(sql`b.amount`)})`
+      // Not when walking the date index: the buckets would drive the plan.
+      const bucket = this.options.dateOrder
+        ? sql<SqlBool>`1`
+        : above
+          ? sql<SqlBool>`${ROW_BUCKET('transactions')} >= ${bucketOf(low)} - 1`
+          : sql<SqlBool>`${ROW_BUCKET('transactions')} <= ${bucketOf(high)} + 1`
       parts.push(
         above
-          ? sql<SqlBool>`${real} >= ${low} and (${real} > ${high} or ${band})`
-          : sql<SqlBool>`${real} <= ${high} and (${real} < ${low} or ${band})`,
+          ? sql<SqlBool>`${bucket} and ${real} >= ${low} and (${real} > ${high} or ${band})`
+          : sql<SqlBool>`${bucket} and ${real} <= ${high} and (${real} < ${low} or ${band})`,
       )
     }
     if (interval.min) side(interval.min, true)
@@ -667,6 +679,20 @@ function withRowHashIds(numbers: RawBuilder<unknown>, node: TextNode): RawBuilde
  * SQLite: the transactions queued for (re)indexing (src/search/indexer.ts),
  * whole or their keys alone: a document may be missing or stale.
  */
+/** The bucket of a row's amount, as the index transactions_amount_bucket holds it. */
+const ROW_BUCKET = (table: string) => sql.raw(amountBucketSql(`cast(${table}.amount as real)`))
+
+/** The bucket of a double bound, by the same SQL as the rows' (the parameter repeated). */
+function bucketOf(value: number): RawBuilder<unknown> {
+  const marker = '\u0000'
+  return sql`(${sql.join(
+    amountBucketSql(marker)
+      .split(marker)
+      .map((text) => sql.raw(text)),
+    sql`${value}`,
+  )})`
+}
+
 export const QUEUED_IDS = sql`select transaction_id from search_pending union select transaction_id from search_keys_pending`
 
 /**

@@ -22,7 +22,6 @@ import { SYNC_UNIT_ROWS } from './merge-batch.js'
 const FIRST_IMPORT_DEFERRED = [
   'transactions_date',
   'transactions_account_date',
-  'transactions_amount_real',
   'transactions_date_amount_real',
   'transactions_amount_numeric',
   'transactions_text_trgm',
