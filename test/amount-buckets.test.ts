@@ -7,11 +7,10 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
 import { compareDecimal } from '../src/decimal.js'
-import { openDatabase } from '../src/db/connect.js'
-import { migrateToLatest } from '../src/db/migrate.js'
 import { amountBucketSql } from '../src/search/amount-bucket.js'
 import { processSandbox, startTestApp, type TestAppHandle } from './helpers/app.js'
 import { createAccount, createTransaction } from './helpers/ledger.js'
+import { ledgerAtSchema } from './helpers/older-schema.js'
 
 const BEFORE = '0017-transactions-fillfactor'
 const AT = '2024-05-01T00:00:00Z'
@@ -39,20 +38,8 @@ async function searchIds(app: TestAppHandle, q: string): Promise<{ ids: string[]
 test('a ledger upgraded through 0018 has buckets instead of the index of amounts alone, and answers amount ranges exactly', async (t) => {
   const sandbox = await processSandbox(t, 'upgrade-0018')
   if (sandbox.schema) return t.skip('SQLite only: PostgreSQL keeps its numeric amount index')
-  const db = openDatabase({ driver: 'sqlite', path: sandbox.dbPath, dsn: null })
-  try {
-    await migrateToLatest(db, { through: BEFORE })
-    const k = db.kysely
-    await sql`insert into organizations (id, name, source, created_at, updated_at)
-      values ('man_org', 'Bank', 'manual', ${AT}, ${AT})`.execute(k)
-    await sql`insert into accounts (id, org_id, name, currency, balance, source, created_at, updated_at)
-      values ('man_acct', 'man_org', 'Checking', 'USD', '0', 'manual', ${AT}, ${AT})`.execute(k)
-    for (const [id, amount] of ROWS) {
-      await sql`insert into transactions (id, account_id, amount, date, description, pending, source, created_at, updated_at)
-        values (${id}, 'man_acct', ${amount}, ${AT}, 'Groceries', 0, 'manual', ${AT}, ${AT})`.execute(
-        k,
-      )
-    }
+  const rows = ROWS.map(([id, amount]) => ({ id, amount, description: 'Groceries' }))
+  await ledgerAtSchema(sandbox, BEFORE, rows, async (k) => {
     // A first import that died part-way: the index dropped, its build still listed.
     const { rows } = await sql<{ definition: string }>`
       select sql as definition from sqlite_master where name = 'transactions_amount_real'`.execute(
@@ -62,9 +49,7 @@ test('a ledger upgraded through 0018 has buckets instead of the index of amounts
     await sql`drop index transactions_amount_real`.execute(k)
     await sql`insert into deferred_indexes (name, definition, table_name, deferred_at)
       values ('transactions_amount_real', ${rows[0]!.definition}, 'transactions', ${AT})`.execute(k)
-  } finally {
-    await db.close()
-  }
+  })
 
   const app = await startTestApp(t, { reuse: { dir: sandbox.dir, schema: sandbox.schema } })
   assert.deepEqual(await searchIds(app, 'amount:-100..-50'), {

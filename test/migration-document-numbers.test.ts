@@ -11,9 +11,9 @@ import { openDatabase } from '../src/db/connect.js'
 import { migrateToLatest } from '../src/db/migrate.js'
 import { indexAllQueuedDocuments } from '../src/search/indexer.js'
 import { processSandbox, startTestApp, type ProcessSandbox } from './helpers/app.js'
+import { ledgerAtSchema } from './helpers/older-schema.js'
 
 const BEFORE = '0014-droppable-keys'
-const AT = '2024-05-01T00:00:00Z'
 
 /** id, description, document number; the last row is deleted before the upgrade. */
 const ROWS = [
@@ -25,19 +25,9 @@ const ROWS = [
 
 /** A sandbox database at the schema before 0015 with ROWS and their documents, man_d deleted since. */
 async function ledgerBefore(sandbox: ProcessSandbox): Promise<void> {
-  const db = openDatabase({ driver: 'sqlite', path: sandbox.dbPath, dsn: null })
-  try {
-    await migrateToLatest(db, { through: BEFORE })
-    const k = db.kysely
-    await sql`insert into organizations (id, name, source, created_at, updated_at)
-      values ('man_org', 'Bank', 'manual', ${AT}, ${AT})`.execute(k)
-    await sql`insert into accounts (id, org_id, name, currency, balance, source, created_at, updated_at)
-      values ('man_acct', 'man_org', 'Checking', 'USD', '0', 'manual', ${AT}, ${AT})`.execute(k)
+  const rows = ROWS.map(([id, description]) => ({ id, amount: '-4.50', description }))
+  await ledgerAtSchema(sandbox, BEFORE, rows, async (k) => {
     for (const [id, description, n] of ROWS) {
-      await sql`insert into transactions (id, account_id, amount, date, description, pending, source, created_at, updated_at)
-        values (${id}, 'man_acct', '-4.50', ${AT}, ${description}, 0, 'manual', ${AT}, ${AT})`.execute(
-        k,
-      )
       await sql`insert into search_documents (n, transaction_id) values (${n}, ${id})`.execute(k)
       await sql`insert into search_text (rowid, description, id) values (${n}, ${description}, ${id})`.execute(
         k,
@@ -45,9 +35,7 @@ async function ledgerBefore(sandbox: ProcessSandbox): Promise<void> {
     }
     // Deleted, its document not dropped yet: the trigger of 0004 queued it.
     await sql`delete from transactions where id = 'man_d'`.execute(k)
-  } finally {
-    await db.close()
-  }
+  })
 }
 
 test('a ledger upgraded through 0015 keeps its documents by number, and drops a deleted row’s by the number queued', async (t) => {
