@@ -23,6 +23,7 @@ const DEFERRABLE = [
   'events_entity_id',
   'transaction_versions_key',
   'transactions_account_date',
+  'transactions_amount_bucket',
   'transactions_amount_numeric',
   'transactions_date',
   'transactions_date_amount_real',
@@ -80,7 +81,7 @@ async function indexState(ctx: ServiceContext): Promise<{ present: string[]; lis
 
 const deferredOn = (ctx: ServiceContext) =>
   DEFERRABLE.filter((n) =>
-    ctx.db.dialect === 'postgres' ? !n.endsWith('_real') : !/numeric|trgm/.test(n),
+    ctx.db.dialect === 'postgres' ? !/_real$|_bucket$/.test(n) : !/numeric|trgm/.test(n),
   )
 
 /** Whether the engine's definition of index `name` is a unique one. */
