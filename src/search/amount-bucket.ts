@@ -3,9 +3,9 @@
 // the amount as a double. Amounts arrive in no order, so an index keyed by the
 // amount itself took every imported row on a random page; new rows take
 // numbers above every one in use (migration 0015), so keyed by bucket and
-// number they land at the end of their bucket, on pages an import keeps warm. A range of amounts reads the buckets
-// it spans and tests the double from the index (docs/performance.md, "The
-// amount index").
+// number they land at the end of their bucket, on pages an import keeps warm.
+// A range of amounts reads the buckets it spans and tests the double from the
+// index (docs/performance.md, "The amount index").
 //
 // The bucket is monotonic in the double: a < b gives bucket(a) <= bucket(b).
 // The two digits are held to 10–99 and a decade's 90 buckets follow the one

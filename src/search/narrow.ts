@@ -675,10 +675,6 @@ function withRowHashIds(numbers: RawBuilder<unknown>, node: TextNode): RawBuilde
   return inIds ? sql`${numbers} union ${inIds}` : numbers
 }
 
-/**
- * SQLite: the transactions queued for (re)indexing (src/search/indexer.ts),
- * whole or their keys alone: a document may be missing or stale.
- */
 /** The bucket of a row's amount, as the index transactions_amount_bucket holds it. */
 const ROW_BUCKET = (table: string) => sql.raw(amountBucketSql(`cast(${table}.amount as real)`))
 
@@ -693,6 +689,10 @@ function bucketOf(value: number): RawBuilder<unknown> {
   )})`
 }
 
+/**
+ * SQLite: the transactions queued for (re)indexing (src/search/indexer.ts),
+ * whole or their keys alone: a document may be missing or stale.
+ */
 export const QUEUED_IDS = sql`select transaction_id from search_pending union select transaction_id from search_keys_pending`
 
 /**
