@@ -11,6 +11,7 @@ import type { RunningApp } from './app.js'
 import { generateDashboardToken } from './auth/dashboard-token.js'
 import { ConfigError, defaultConfigPath, loadConfig, type LoadResult } from './config/index.js'
 import { commandLogger } from './log.js'
+import { keepHeapsSmall } from './cli/heap.js'
 import { parseCommandLine, reportUsageError, UsageError } from './cli/usage.js'
 import { StartupError } from './startup-error.js'
 import { relaunch, reportListening } from './supervisor/index.js'
@@ -324,6 +325,7 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+keepHeapsSmall()
 main(process.argv.slice(2)).then(
   (code) => {
     if (code >= 0) process.exitCode = code
