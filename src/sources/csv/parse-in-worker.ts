@@ -3,27 +3,16 @@
 // handling cost as much CPU as the database work, and the two now overlap. The
 // rows, their order and every error are those of readCsvRows in the main thread.
 import type { Readable } from 'node:stream'
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 import type { IngestTransaction } from '../../ledger/ingest.js'
+import { besideModule, startModuleWorker } from '../../worker-module.js'
 import type { FromMain, ToMain, WorkerInput } from './parse-protocol.js'
 import { CsvFileError, type FileReport } from './read-file.js'
 
 /** Files at least this large go to a worker; a smaller one is not worth a thread's start-up. */
 export const WORKER_MIN_BYTES = 1024 * 1024
 
-const RUNNING_AS_TS = import.meta.url.endsWith('.ts')
-const WORKER_URL = new URL(
-  RUNNING_AS_TS ? './parse-worker.ts' : './parse-worker.js',
-  import.meta.url,
-)
-
-/** Under tsx (tests, benchmarks) the worker is TypeScript too: it needs tsx's loader of its own. */
-function startWorker(data: WorkerInput): Worker {
-  if (!RUNNING_AS_TS) return new Worker(WORKER_URL, { workerData: data })
-  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'))
-  const boot = `import(${tsx}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}) })`
-  return new Worker(boot, { eval: true, workerData: data })
-}
+const WORKER_URL = besideModule(import.meta.url, 'parse-worker')
 
 export interface WorkerParseOptions extends WorkerInput {
   report: FileReport
@@ -41,7 +30,7 @@ export async function* readCsvRowsInWorker(
   options: WorkerParseOptions,
 ): AsyncGenerator<IngestTransaction[]> {
   const { report, onWorker, ...data } = options
-  const worker = startWorker(data)
+  const worker = startModuleWorker(WORKER_URL, { workerData: data })
   onWorker?.(worker)
   const send = (message: FromMain, transfer?: ArrayBuffer[]) =>
     worker.postMessage(message, transfer)
