@@ -132,7 +132,13 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
       config.mcp.enabled ? MCP_ROUTES : [],
     )
     const { host, port } = splitHostPort(config.server.addr)
-    await app.listen({ host, port })
+    // Fastify's own line would read as "ready" before the service is: "listening on" below says that.
+    await app.listen({
+      host,
+      port,
+      listenTextResolver: (address) =>
+        `http: bound to ${address}; starting the rest of the service`,
+    })
     const address = app.server.address()
     const actualPort = typeof address === 'object' && address ? address.port : port
     const urlHost = host.includes(':') ? `[${host}]` : host
