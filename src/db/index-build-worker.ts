@@ -21,7 +21,14 @@ export type IndexBuildResult = { built: boolean } | { error: string }
 /** How long the build waits for the write lock (a unit of the service's in front of it). */
 const LOCK_WAIT_MS = 60_000
 
-/** The build connection's page cache, in KiB (below, where it is set). */
+/**
+ * The build connection's page cache, in KiB: small, since a build reads the
+ * table once in order and writes the index in order, so a cache holds little it
+ * reads again; the sort's memory is sized from it (runs of 8 MiB, merged). A
+ * million-row first import built its six indexes in 6.6-7.6 s against 8.9-10.1 s
+ * with the usual 32 MiB, and its peak RSS fell by 20-70 MiB (docs/performance.md,
+ * "Memory of an import"); a bulk-sized cache built no faster and cost 60 MiB more.
+ */
 const INDEX_BUILD_CACHE_KIB = 8 * 1024
 
 function build(conn: SqliteConnection, name: string): IndexBuildResult {
@@ -53,12 +60,6 @@ function build(conn: SqliteConnection, name: string): IndexBuildResult {
 const { path } = workerData as IndexBuildSetup
 const conn = new SqliteDatabase(path)
 prepareSqliteConnection(conn)
-// A small page cache: a build reads the table once in order and writes the index
-// in order, so a cache holds little it reads again, and the sort's memory is
-// sized from it (runs of 8 MiB, merged). A million-row first import built its six
-// indexes in 6.6-7.6 s against 8.9-10.1 s with the usual 32 MiB, and its peak
-// RSS fell by 20-70 MiB (docs/performance.md, "Memory of an import"); a
-// bulk-sized cache built no faster and cost 60 MiB more.
 conn.pragma(`cache_size = -${INDEX_BUILD_CACHE_KIB}`)
 conn.pragma(`busy_timeout = ${LOCK_WAIT_MS}`)
 // One helper thread for CREATE INDEX's sort: the rest of the service mostly
